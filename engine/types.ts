@@ -1,0 +1,90 @@
+/**
+ * Contracts between the service and its speech engines. Engine code imports nothing from
+ * `src/`; the service reaches engines only through the registry.
+ */
+
+/** One piece of a passage: words to speak, an exact silence, or a named point. */
+export type SpeechItem =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'break'; readonly milliseconds: number }
+  | { readonly type: 'mark'; readonly name: string };
+
+/** A stretch of speech in one language and dialect, rendered on its own. */
+export interface Passage {
+  readonly language: string;
+  readonly dialect: string | null;
+  readonly items: readonly SpeechItem[];
+}
+
+/** What to say: plain text becomes one passage; a markup document may hold several. */
+export interface SpeechDocument {
+  readonly passages: readonly Passage[];
+}
+
+/** How to say it. */
+export interface TtsOptions {
+  readonly voice: string;
+  readonly speed: number;
+  /** Free-text delivery prompt; never changes the words. */
+  readonly style: string | null;
+  /** Rate the engine must deliver PCM at. */
+  readonly sampleRateHz: number;
+}
+
+/** Events of a synthesis stream, in order; offsets are seconds from the start of the audio. */
+export type TtsEvent =
+  | { readonly type: 'audio'; readonly pcm: Int16Array }
+  | { readonly type: 'word'; readonly text: string; readonly offsetSeconds: number }
+  | { readonly type: 'mark'; readonly name: string; readonly offsetSeconds: number }
+  | { readonly type: 'end'; readonly durationSeconds: number };
+
+/** What a synthesis engine can do. */
+export interface TtsCapabilities {
+  readonly languages: readonly string[];
+  readonly streaming: boolean;
+}
+
+/** A synthesis engine: a stream of PCM chunks and timing events; stops when `signal` aborts. */
+export interface TtsEngine {
+  readonly id: string;
+  readonly capabilities: TtsCapabilities;
+  synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent>;
+}
+
+/** A recognised word with its timing (seconds) and confidence (0 to 1). */
+export interface RecognisedWord {
+  readonly w: string;
+  readonly start: number;
+  readonly end: number;
+  readonly conf: number;
+}
+
+/** A transcript of one stretch of audio. */
+export interface RecognitionResult {
+  readonly text: string;
+  readonly words: readonly RecognisedWord[];
+  /** Language code, one of the candidates exactly as the caller gave it. */
+  readonly lang: string;
+  readonly durationSeconds: number;
+}
+
+/** How to recognise. */
+export interface SttOptions {
+  /** Candidate language codes; more than one means the language is detected. */
+  readonly candidates: readonly string[];
+  readonly vocabulary: readonly string[];
+  readonly sampleRateHz: number;
+}
+
+/** What a recognition engine can do. */
+export interface SttCapabilities {
+  readonly languages: readonly string[];
+  readonly streaming: boolean;
+}
+
+/** A recognition engine for whole recordings (mono samples in [-1, 1]). */
+export interface BatchSttEngine {
+  readonly id: string;
+  readonly capabilities: SttCapabilities;
+  transcribe(samples: Float32Array, options: SttOptions, signal: AbortSignal): Promise<RecognitionResult>;
+}

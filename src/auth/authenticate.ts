@@ -1,0 +1,46 @@
+import { ApiError, type ErrorFamily } from '../errors.js';
+import type { Environment } from '../store/store.js';
+import type { KeyService } from './key-service.js';
+
+/** Who is acting: the key's id and environment, and what to tell about the key's status. */
+export interface Principal {
+  readonly keyId: string;
+  readonly environment: Environment;
+  /** Value of `X-Speech-Key-Status` while a rotated key is in its overlap (spec 5.6). */
+  readonly keyStatus: string | null;
+}
+
+/**
+ * Authenticates a presented API key. The one function every transport uses: the HTTP API
+ * passes the `X-API-Key` header, WebSocket upgrades pass whichever of header, subprotocol or
+ * query parameter carried the key.
+ *
+ * @throws ApiError `<family>.unauthenticated` (401) for a missing or unknown key,
+ *   `<family>.forbidden` (403) for a revoked key or one whose rotation overlap has ended.
+ */
+export async function authenticate(keys: KeyService, presented: string | undefined, family: ErrorFamily): Promise<Principal> {
+  if (presented === undefined || presented.trim() === '') {
+    throw ApiError.of(family, 'unauthenticated', 'Send your API key in the X-API-Key header.');
+  }
+  const lookup = await keys.lookup(presented.trim());
+  switch (lookup.status) {
+    case 'unknown':
+      throw ApiError.of(family, 'unauthenticated', 'The API key is not valid. Keys begin with sv_ (live) or sv_test_ (sandbox).');
+    case 'revoked':
+      throw ApiError.of(family, 'forbidden', `The API key ${lookup.record.id} was revoked on ${lookup.record.revokedAt}.`);
+    case 'expired':
+      throw ApiError.of(
+        family,
+        'forbidden',
+        `The API key ${lookup.record.id} was superseded by rotation and stopped working at ${lookup.record.expiresAt}; use its successor.`,
+      );
+    case 'superseded':
+      return {
+        keyId: lookup.record.id,
+        environment: lookup.record.environment,
+        keyStatus: `superseded; stops working ${lookup.stopsWorkingAt}`,
+      };
+    case 'active':
+      return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
+  }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/** The `sprachrohr` command: serve the API, manage keys, and call the API from a shell. */
+import { ConfigError } from '../config.js';
+import { ApiClientError } from './api-client.js';
+import { KEYS_HELP, keysCommand } from './keys.js';
+import { SERVE_HELP, serve } from './serve.js';
+import { STT_HELP, sttCommand } from './stt.js';
+import { TTS_HELP, ttsCommand } from './tts.js';
+import { UsageError } from './usage-error.js';
+
+const MAIN_HELP = `sprachrohr — realtime telephony voice gateway and speech API
+
+Usage: sprachrohr <command> [options]
+
+Commands:
+  serve     run the speech API (embedded store, no external server)
+  keys      create, list, revoke and rotate API keys
+  tts       synthesise text into an audio file through the API
+  stt       transcribe a recording through the API
+
+Run "sprachrohr <command> --help" for the options of a command.
+`;
+
+const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP };
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(MAIN_HELP);
+    return command ? 0 : 2;
+  }
+  const help = HELP[command];
+  if (!help) {
+    process.stderr.write(`sprachrohr: unknown command "${command}"\n\n${MAIN_HELP}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(help);
+    return 0;
+  }
+  try {
+    if (command === 'serve') {
+      await serve();
+      return 0;
+    }
+    const output = command === 'keys' ? await keysCommand(rest) : command === 'tts' ? await ttsCommand(rest) : await sttCommand(rest);
+    process.stdout.write(`${output}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`sprachrohr ${command}: ${error.message}\nRun "sprachrohr ${command} --help" for usage.\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sprachrohr: bad configuration: ${error.message}\n`);
+      return 78;
+    }
+    if (error instanceof ApiClientError) {
+      process.stderr.write(`sprachrohr ${command}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`sprachrohr: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,122 @@
+/**
+ * Configuration, read from environment variables once at start and validated there.
+ * Nothing else in the process reads `process.env`.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+/** The validated configuration of one process. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Folder of the embedded store and the generated key secret. */
+  readonly dataDir: string;
+  /** Secret for key fingerprints; generated into `dataDir` when not given. */
+  readonly keySecret: string | null;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Public base address including `/v1`, for discovery documents. */
+  readonly publicBaseUrl: string | null;
+  /** Requests in flight over the whole process before `*.capacity` (service_capacity). */
+  readonly maxInFlight: number;
+  /** Requests in flight per live key before `*.capacity` (key_capacity). */
+  readonly keyMaxInFlight: number;
+  /** Requests in flight per sandbox key: the sandbox's own small concurrency slice. */
+  readonly sandboxKeyMaxInFlight: number;
+  /** Daily audio budget per live key, in audio seconds. */
+  readonly dailyAudioSeconds: number;
+  /** Daily audio budget per sandbox key, in audio seconds. */
+  readonly sandboxDailyAudioSeconds: number;
+  /** How long SIGTERM waits for in-flight requests before closing them. */
+  readonly shutdownGraceMs: number;
+}
+
+/** A configuration problem, naming the variable at fault. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads and validates the configuration.
+ * @throws ConfigError naming the first bad variable.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = text(env, 'SPRACHROHR_LOG_LEVEL', 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('SPRACHROHR_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  }
+  const keySecret = env['SPRACHROHR_KEY_SECRET'] || null;
+  if (keySecret !== null && keySecret.length < 32) {
+    throw new ConfigError('SPRACHROHR_KEY_SECRET', 'must be at least 32 characters long');
+  }
+  const publicBaseUrl = env['SPRACHROHR_PUBLIC_BASE_URL'] || null;
+  if (publicBaseUrl !== null && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(publicBaseUrl)) {
+    throw new ConfigError('SPRACHROHR_PUBLIC_BASE_URL', `must be an http(s) address, got ${JSON.stringify(publicBaseUrl)}`);
+  }
+  const cores = os.availableParallelism();
+  return {
+    host: text(env, 'SPRACHROHR_HOST', '127.0.0.1'),
+    port: integer(env, 'SPRACHROHR_PORT', 8080, 0, 65535),
+    dataDir: path.resolve(text(env, 'SPRACHROHR_DATA_DIR', 'data')),
+    keySecret,
+    logLevel: logLevel as Config['logLevel'],
+    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
+    maxInFlight: integer(env, 'SPRACHROHR_MAX_IN_FLIGHT', cores * 64, 1, 1_000_000),
+    keyMaxInFlight: integer(env, 'SPRACHROHR_KEY_MAX_IN_FLIGHT', 32, 1, 1_000_000),
+    sandboxKeyMaxInFlight: integer(env, 'SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 8, 1, 1_000_000),
+    dailyAudioSeconds: integer(env, 'SPRACHROHR_DAILY_AUDIO_SECONDS', 36_000, 1, 1_000_000_000),
+    sandboxDailyAudioSeconds: integer(env, 'SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 7_200, 1, 1_000_000_000),
+    shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+}
+
+/** The variables {@link loadConfig} reads, for `--help` and the README. */
+export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: string]> = [
+  ['SPRACHROHR_HOST', 'address to listen on (default 127.0.0.1)'],
+  ['SPRACHROHR_PORT', 'HTTP port (default 8080; 0 picks a free port)'],
+  ['SPRACHROHR_DATA_DIR', 'folder of the embedded store (default ./data)'],
+  ['SPRACHROHR_KEY_SECRET', 'secret for key fingerprints, ≥ 32 characters (default: generated into the data folder)'],
+  ['SPRACHROHR_LOG_LEVEL', 'fatal|error|warn|info|debug|trace|silent (default info)'],
+  ['SPRACHROHR_PUBLIC_BASE_URL', 'public address including /v1, shown in discovery documents'],
+  ['SPRACHROHR_MAX_IN_FLIGHT', 'requests in flight per process (default 64 × cores)'],
+  ['SPRACHROHR_KEY_MAX_IN_FLIGHT', 'requests in flight per live key (default 32)'],
+  ['SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 'requests in flight per sandbox key (default 8)'],
+  ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
+  ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
+  ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
+];
+
+/** Settings of the CLI's API client commands (`tts`, `stt`). */
+export interface ClientConfig {
+  /** Base address including `/v1`. */
+  readonly baseUrl: string;
+  readonly apiKey: string | null;
+}
+
+/** Reads the client settings: `SPRACHROHR_URL` and `SPRACHROHR_API_KEY`. */
+export function loadClientConfig(env: Env = process.env): ClientConfig {
+  const port = integer(env, 'SPRACHROHR_PORT', 8080, 1, 65535);
+  const baseUrl = text(env, 'SPRACHROHR_URL', `http://127.0.0.1:${port}/v1`).replace(/\/+$/, '');
+  if (!/^https?:\/\/\S+$/.test(baseUrl)) throw new ConfigError('SPRACHROHR_URL', `must be an http(s) address, got ${JSON.stringify(baseUrl)}`);
+  return { baseUrl, apiKey: env['SPRACHROHR_API_KEY'] || null };
+}

@@ -1,0 +1,105 @@
+import { LIMITS } from '../catalog/limits.js';
+import { ApiError, type ErrorFamily } from '../errors.js';
+import type { Principal } from '../auth/authenticate.js';
+
+/** Ceilings on simultaneous requests (spec 8: over them gives 429, never a queue). */
+export interface AdmissionLimits {
+  readonly maxInFlight: number;
+  readonly keyMaxInFlight: number;
+  readonly sandboxKeyMaxInFlight: number;
+}
+
+interface Bucket {
+  tokens: number;
+  updatedMs: number;
+}
+
+/** Tokens refilled per millisecond: 600 per minute. */
+const REFILL_PER_MS = LIMITS.requestsPerMinute / 60_000;
+
+/**
+ * Admits or refuses ordinary requests per key: a token bucket (burst of 25, refilled at 600 per
+ * minute) for the request rate, and in-flight ceilings per key and per process.
+ */
+export class Admission {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly inFlightByKey = new Map<string, number>();
+  private inFlight = 0;
+  private peakInFlight = 0;
+  private readonly rejected = { rate_limited: 0, key_capacity: 0, service_capacity: 0 };
+
+  constructor(
+    private readonly limits: AdmissionLimits,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Takes a slot for one request.
+   * @returns the function that gives the slot back (call it exactly once).
+   * @throws ApiError `*.rate_limited` or `*.capacity` (429 with Retry-After).
+   */
+  admit(principal: Principal, family: ErrorFamily): () => void {
+    this.takeToken(principal.keyId, family);
+    const keyLimit = principal.environment === 'sandbox' ? this.limits.sandboxKeyMaxInFlight : this.limits.keyMaxInFlight;
+    const keyInFlight = this.inFlightByKey.get(principal.keyId) ?? 0;
+    if (keyInFlight >= keyLimit) {
+      this.rejected.key_capacity++;
+      throw ApiError.of(family, 'capacity', 'key_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'key_capacity' } });
+    }
+    if (this.inFlight >= this.limits.maxInFlight) {
+      this.rejected.service_capacity++;
+      throw ApiError.of(family, 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
+    }
+    this.inFlightByKey.set(principal.keyId, keyInFlight + 1);
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      const left = (this.inFlightByKey.get(principal.keyId) ?? 1) - 1;
+      if (left === 0) this.inFlightByKey.delete(principal.keyId);
+      else this.inFlightByKey.set(principal.keyId, left);
+    };
+  }
+
+  private takeToken(keyId: string, family: ErrorFamily): void {
+    const now = this.nowMs();
+    const bucket = this.buckets.get(keyId) ?? { tokens: LIMITS.burstPerSecond, updatedMs: now };
+    bucket.tokens = Math.min(LIMITS.burstPerSecond, bucket.tokens + (now - bucket.updatedMs) * REFILL_PER_MS);
+    bucket.updatedMs = now;
+    this.buckets.set(keyId, bucket);
+    if (bucket.tokens < 1) {
+      this.rejected.rate_limited++;
+      const waitSeconds = (1 - bucket.tokens) / REFILL_PER_MS / 1000;
+      throw ApiError.of(family, 'rate_limited', `more than ${LIMITS.requestsPerMinute} requests per minute or ${LIMITS.burstPerSecond} in a burst`, {
+        retryAfterSeconds: waitSeconds,
+      });
+    }
+    bucket.tokens -= 1;
+    if (this.buckets.size > 100_000) this.forgetFullBuckets(now);
+  }
+
+  /** Drops buckets that have refilled completely: they hold no information. */
+  private forgetFullBuckets(now: number): void {
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + (now - bucket.updatedMs) * REFILL_PER_MS >= LIMITS.burstPerSecond) this.buckets.delete(key);
+    }
+  }
+
+  /** Requests in flight now, per key. */
+  inFlightOf(keyId: string): number {
+    return this.inFlightByKey.get(keyId) ?? 0;
+  }
+
+  /** The `capacity` section of capabilities (spec 2.7), without host figures. */
+  snapshot(): { in_flight: number; peak_in_flight: number; limits: AdmissionLimits & { requests_per_minute: number; burst_per_second: number }; rejected: Readonly<Record<string, number>> } {
+    return {
+      in_flight: this.inFlight,
+      peak_in_flight: this.peakInFlight,
+      limits: { ...this.limits, requests_per_minute: LIMITS.requestsPerMinute, burst_per_second: LIMITS.burstPerSecond },
+      rejected: { ...this.rejected },
+    };
+  }
+}

@@ -1,0 +1,76 @@
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { authenticate } from '../auth/authenticate.js';
+import { LIMITS } from '../catalog/limits.js';
+import { ApiError } from '../errors.js';
+import { INTERFACE_VERSION } from './capabilities-view.js';
+import { installErrorHandling } from './error-handler.js';
+import { familyOf, newRequestId, setSpeechHeaders } from './request-context.js';
+import { registerDiscoveryRoutes } from './routes/discovery.js';
+import { registerSttRoutes } from './routes/stt.js';
+import { registerTtsRoutes } from './routes/tts.js';
+import type { AppServices } from './services.js';
+
+/** The only value `X-Speech-Sandbox-Mode` may carry (spec 5.9). */
+const SANDBOX_MODE = 'synthetic';
+
+/**
+ * Builds the HTTP API on the given services. The caller owns the services and closes them
+ * after the app.
+ */
+export async function buildApp(services: AppServices): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    // Refusals and failures are logged by the error handler; successful requests are not.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: newRequestId,
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, useDefaults: false } },
+  });
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'sprachrohr speech API', version: INTERFACE_VERSION, description: 'Speech synthesis and recognition for Switzerland.' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(multipart, { limits: { fileSize: LIMITS.sttMaxUploadBytes, files: 1 } });
+
+  app.decorateRequest('principal', null);
+  app.decorateRequest('abortSignal');
+  app.addHook('onRequest', async (request, reply) => {
+    request.principal = null;
+    const controller = new AbortController();
+    request.abortSignal = controller.signal;
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
+    });
+    const settings = request.routeOptions.config?.sprachrohr;
+    if (!settings || settings.auth === false) return;
+    const family = familyOf(request);
+    const header = request.headers['x-api-key'];
+    request.principal = await authenticate(services.keys, Array.isArray(header) ? header[0] : header, family);
+    const mode = request.headers['x-speech-sandbox-mode'];
+    if (mode !== undefined) {
+      if (mode !== SANDBOX_MODE) throw ApiError.of(family, 'invalid_request', `X-Speech-Sandbox-Mode accepts only "${SANDBOX_MODE}"`);
+      if (request.principal.environment !== 'sandbox') {
+        throw new ApiError('tts.invalid_request', 'X-Speech-Sandbox-Mode: synthetic is only accepted with a sandbox key (sv_test_…); remove it for live traffic');
+      }
+    }
+    const release = services.admission.admit(request.principal, family);
+    reply.raw.once('close', release);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    setSpeechHeaders(request, reply);
+  });
+
+  registerTtsRoutes(app, services);
+  registerSttRoutes(app, services);
+  registerDiscoveryRoutes(app, services);
+  return app;
+}

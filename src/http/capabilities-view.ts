@@ -1,0 +1,111 @@
+import os from 'node:os';
+import type { Principal } from '../auth/authenticate.js';
+import { FORMATS } from '../catalog/formats.js';
+import { AUTO_LANGUAGE_CANDIDATES, DEFAULT_LANGUAGE, LANGUAGES } from '../catalog/languages.js';
+import { DEFAULT_MODEL, LIMITS, MODELS, OUTPUTS, SANDBOX_CHARACTERS_PER_SECOND } from '../catalog/limits.js';
+import { DEFAULT_VOICE, VOICES } from '../catalog/voices.js';
+import { errorCatalog } from '../errors.js';
+import type { AppServices } from './services.js';
+
+/** Version of the interface description this service implements (spec 9). */
+export const INTERFACE_VERSION = '1.5.0';
+
+/** `GET /v1/tts/voices` (spec 4.3): a subset of capabilities. */
+export function voicesView(): object {
+  return { voices: VOICES, languages: LANGUAGES, formats: FORMATS, default_voice: DEFAULT_VOICE };
+}
+
+function synthesisParameters(): object {
+  return {
+    model: { type: 'string', enum: MODELS, default: DEFAULT_MODEL },
+    text: { type: 'string', required: true, max_characters: LIMITS.ttsMaxTextCharacters, markup: 'a text whose first element is <speak> is parsed as markup' },
+    voice: { type: 'string', enum: VOICES.map((v) => v.id), default: DEFAULT_VOICE },
+    language: { type: 'string', default: DEFAULT_LANGUAGE, compact_form: '<language>-<dialect>, for example de-CH-zurich' },
+    dialect: { type: 'string', default: 'standard' },
+    speed: { type: 'number', default: 1, range: { min: LIMITS.ttsMinSpeed, max: LIMITS.ttsMaxSpeed } },
+    style: { type: 'string', max_characters: LIMITS.ttsMaxStyleCharacters },
+    format: { type: 'string', enum: FORMATS.map((f) => f.id), default: 'mp3' },
+    sample_rate_hz: {
+      type: 'integer',
+      per_format: Object.fromEntries(FORMATS.map((f) => [f.id, { enum: f.sample_rates_hz, default: f.default_sample_rate_hz }])),
+    },
+    output: { type: 'string', enum: OUTPUTS, default: 'audio' },
+    markup_elements: ['speak', 'break', 'say-as', 'sub', 'prosody', 'emphasis', 'lang', 'mark', 'p', 's'],
+  };
+}
+
+/**
+ * `GET /v1/capabilities` (spec 2.7): the catalog plus what is true of this process and of
+ * the calling key right now. Sections whose feature is not offered yet say so.
+ */
+export async function capabilitiesView(services: AppServices, principal: Principal, baseUrl: string): Promise<object> {
+  const { config, admission, meter, engines, stats } = services;
+  const today = await meter.today(principal, 'tts');
+  const keyCeiling = principal.environment === 'sandbox' ? config.sandboxKeyMaxInFlight : config.keyMaxInFlight;
+  const engineState = (available: boolean) => (principal.environment === 'sandbox' ? 'synthetic' : available ? 'available' : 'unavailable');
+  return {
+    api: {
+      name: 'sprachrohr speech API',
+      version: INTERFACE_VERSION,
+      base_url: baseUrl,
+      documentation: `${baseUrl}/openapi.json`,
+      specification: `${baseUrl}/openapi.json`,
+    },
+    authentication: {
+      scheme: 'api_key',
+      header: 'X-API-Key',
+      key_prefixes: { live: 'sv_', sandbox: 'sv_test_' },
+      // No WebSocket endpoint is served by this deployment yet.
+      websocket: [],
+    },
+    environment: principal.environment,
+    sandbox: {
+      characters_per_second: SANDBOX_CHARACTERS_PER_SECOND,
+      audio: 'one sine beep per word, breaks as silence; deterministic, never speech',
+      transcript: 'a fixed sentence in the detected language that says it is synthetic, words spread over the real duration',
+    },
+    text_to_speech: {
+      engine: engineState(engines.live.tts !== null),
+      modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/tts`, description: 'Whole text in, whole audio out.' }],
+      parameters: synthesisParameters(),
+      voices: VOICES,
+      languages: LANGUAGES,
+      formats: FORMATS,
+      realtime_protocol: { available: false, description: 'Realtime synthesis over WebSocket is not offered by this deployment yet.' },
+    },
+    speech_to_text: {
+      engine: engineState(engines.live.stt !== null),
+      modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' }],
+      parameters: {
+        audio: { containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'], max_bytes: LIMITS.sttMaxUploadBytes, max_seconds: LIMITS.sttMaxAudioSeconds },
+        lang: { type: 'string', default: DEFAULT_LANGUAGE, auto: AUTO_LANGUAGE_CANDIDATES, separator: ',' },
+        vocabulary: { type: 'string', forms: ['JSON array of strings', 'comma-separated list'], max_terms: LIMITS.sttMaxVocabularyTerms, max_term_characters: LIMITS.sttMaxVocabularyTermCharacters },
+      },
+      languages: LANGUAGES,
+    },
+    limits: {
+      metering_unit: 'audio_seconds',
+      metering_granularity: 'second',
+      minimum_billable_unit: null,
+      tts_daily_audio_seconds: today.limit,
+      tts_max_text_characters: LIMITS.ttsMaxTextCharacters,
+      stt_max_upload_bytes: LIMITS.sttMaxUploadBytes,
+      stt_max_audio_seconds: LIMITS.sttMaxAudioSeconds,
+      requests_per_minute: LIMITS.requestsPerMinute,
+      burst_per_second: LIMITS.burstPerSecond,
+    },
+    capacity: { cores: os.availableParallelism(), load_1m: Math.round(os.loadavg()[0]! * 100) / 100, ...admission.snapshot() },
+    your_plan: {
+      concurrent_requests: keyCeiling,
+      source: 'service_default',
+      upgrade: 'Ask the operator of this deployment for a higher concurrency ceiling.',
+    },
+    cache: { enabled: false, hits: 0, misses: stats.syntheses, hit_rate: null, seconds_served_from_cache: 0 },
+    usage_today: {
+      tts_audio_seconds_used: today.used,
+      tts_audio_seconds_limit: today.limit,
+      tts_audio_seconds_available: today.available,
+    },
+    errors: errorCatalog(),
+  };
+}

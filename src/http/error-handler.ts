@@ -1,0 +1,112 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode, type ErrorFamily } from '../errors.js';
+import { familyOf, setSpeechHeaders } from './request-context.js';
+import type { FieldErrorCodes } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How schema failures of this route's body map to error codes. */
+    fieldErrors?: FieldErrorCodes;
+  }
+}
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  /** With Ajv's `verbose`: the failing value and the schema it failed. */
+  data?: unknown;
+  schema?: unknown;
+}
+
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** Turns the first schema failure into the error code and detail a client can act on. */
+function fromValidation(issues: ValidationIssue[], family: ErrorFamily, table: FieldErrorCodes | undefined): ApiError {
+  const issue = issues[0]!;
+  const field = issue.instancePath;
+  const name = field.replace(/^\//, '').replace(/\//g, '.');
+  let detail: string;
+  if (issue.keyword === 'required') {
+    detail = `${String(issue.params['missingProperty'])} is required`;
+  } else if (issue.keyword === 'additionalProperties') {
+    detail = `unknown field "${String(issue.params['additionalProperty'])}"${name ? ` in ${name}` : ''}`;
+  } else if (field === '' && issue.keyword === 'type') {
+    detail = 'the body must be a JSON object';
+  } else if (issue.keyword === 'anyOf' && Array.isArray(issue.schema)) {
+    const allowed = (issue.schema as Array<{ const?: unknown }>).map((s) => s.const).filter((v) => v !== undefined);
+    detail = `${name} must be one of ${allowed.join(', ')}; got ${describeValue(issue.data)}`;
+  } else {
+    detail = `${name} ${issue.message ?? 'is invalid'}${'data' in issue ? `; got ${describeValue(issue.data)}` : ''}`;
+  }
+  const codes = table?.[field];
+  const code: ErrorCode = codes?.[issue.keyword] ?? codes?.['*'] ?? (`${family}.invalid_request` as ErrorCode);
+  return new ApiError(code, detail);
+}
+
+/** Maps framework errors (bad JSON, wrong content type, oversize body…) to the envelope. */
+function fromFramework(error: FastifyError, family: ErrorFamily): ApiError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ApiError.of(family, 'invalid_request', `the body is not valid JSON: ${error.message}`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return ApiError.of(
+        family,
+        'invalid_request',
+        family === 'stt' ? 'send the audio as multipart/form-data with a part named audio' : 'send the request body as application/json',
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return family === 'stt'
+        ? new ApiError('stt.audio_too_large', 'the upload is larger than 25 MB (26214400 bytes)')
+        : new ApiError('tts.text_too_long', 'the request body is larger than the limit; text is limited to 8000 characters');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return ApiError.of(family, 'invalid_request', 'the Content-Length header does not match the body');
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return ApiError.of(family, 'invalid_request', 'send one audio file and at most the lang and vocabulary fields');
+    default:
+      break;
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return ApiError.of(family, 'invalid_request', error.message);
+  }
+  return ApiError.of(family, 'internal_error', null, { cause: error });
+}
+
+/** Sends an {@link ApiError} as the spec's envelope, with its retry headers. */
+export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  setSpeechHeaders(request, reply);
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.httpStatus).type('application/json; charset=utf-8').send(error.toBody(request.id));
+}
+
+/**
+ * Installs the error and not-found handlers: every failure leaves as the spec's envelope,
+ * never a stack trace, an HTML page or the framework's own error shape.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((raw: FastifyError | ApiError, request, reply) => {
+    const family = familyOf(request);
+    let error: ApiError;
+    if (raw instanceof ApiError) error = raw;
+    else if (raw.validation) error = fromValidation(raw.validation as ValidationIssue[], family, request.routeOptions.config?.fieldErrors);
+    else error = fromFramework(raw, family);
+    if (error.httpStatus >= 500) request.log.error({ err: raw, code: error.code }, 'request failed');
+    else request.log.info({ code: error.code, detail: error.detail }, 'request refused');
+    return sendApiError(request, reply, error);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const family = familyOf(request);
+    const path = request.url.split('?')[0];
+    return sendApiError(request, reply, ApiError.of(family, 'not_found', `no endpoint ${request.method} ${path}; the API is described at GET /v1/openapi.json`));
+  });
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/authenticate.js';
+import type { ErrorFamily } from '../errors.js';
+
+/** Per-route settings that the shared hooks read. */
+export interface RouteSettings {
+  /** Error family of the route: its 401/403/429/500 codes. */
+  readonly family: ErrorFamily;
+  /** Set `false` for routes that need no API key. */
+  readonly auth?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key; set by the authentication hook on every authenticated route. */
+    principal: Principal | null;
+    /** Aborted when the client goes away before the response is complete. */
+    abortSignal: AbortSignal;
+  }
+  interface FastifyContextConfig {
+    sprachrohr?: RouteSettings;
+  }
+}
+
+/** A new request id: `req_` and 16 random URL-safe characters. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('base64url')}`;
+}
+
+/** The error family of a request: the route's, or guessed from the path for unknown routes. */
+export function familyOf(request: FastifyRequest): ErrorFamily {
+  const configured = request.routeOptions.config?.sprachrohr?.family;
+  if (configured) return configured;
+  return /^\/v1\/stt(\/|$|\?)/.test(request.url) ? 'stt' : 'tts';
+}
+
+/**
+ * Headers every response carries (spec 5.7): request id and environment. Before a key is
+ * known the environment is the one the presented key's prefix claims, or `none`.
+ */
+export function setSpeechHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Speech-Request-Id', request.id);
+  const environment = request.principal?.environment ?? claimedEnvironment(request.headers['x-api-key']);
+  reply.header('X-Speech-Environment', environment);
+  if (request.principal?.keyStatus) reply.header('X-Speech-Key-Status', request.principal.keyStatus);
+}
+
+function claimedEnvironment(key: string | string[] | undefined): string {
+  if (typeof key !== 'string' || !key.startsWith('sv_')) return 'none';
+  return key.startsWith('sv_test_') ? 'sandbox' : 'live';
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { capabilitiesView, voicesView } from '../capabilities-view.js';
+import { ErrorBodySchema } from '../schemas.js';
+import type { AppServices } from '../services.js';
+
+/** The public base address with `/v1`: configured, or taken from the request's Host. */
+export function baseUrlOf(request: FastifyRequest, services: AppServices): string {
+  if (services.config.publicBaseUrl) return services.config.publicBaseUrl;
+  return `${request.protocol}://${request.host}/v1`;
+}
+
+const discovery = { sprachrohr: { family: 'tts' as const } };
+const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
+
+/** `GET /v1/capabilities`, `GET /v1/tts/voices` and `GET /v1/openapi.json`. */
+export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServices): void {
+  app.get(
+    '/v1/capabilities',
+    { config: discovery, schema: { summary: 'Everything this deployment accepts, and its current limits', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    async (request) => capabilitiesView(services, request.principal!, baseUrlOf(request, services)),
+  );
+  app.get(
+    '/v1/tts/voices',
+    { config: discovery, schema: { summary: 'Voices, languages and formats', tags: ['text-to-speech'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    async () => voicesView(),
+  );
+  app.get(
+    '/v1/openapi.json',
+    { config: discovery, schema: { summary: 'This OpenAPI 3.1 document', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    async () => app.swagger(),
+  );
+  app.get('/healthz', { config: { sprachrohr: { family: 'tts', auth: false } }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+}

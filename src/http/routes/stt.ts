@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { LIMITS } from '../../catalog/limits.js';
+import { ApiError } from '../../errors.js';
+import { parseLanguageCandidates, parseVocabulary } from '../../speech/recognition-request.js';
+import { recognizeBatch } from '../../speech/recognition-service.js';
+import { ErrorBodySchema, RecognitionFormSchema, TranscriptSchema } from '../schemas.js';
+import type { AppServices } from '../services.js';
+
+/** Room for the form's boundaries and text fields beyond the audio itself. */
+const FORM_OVERHEAD_BYTES = 256 * 1024;
+const TEXT_FIELDS = new Set(['lang', 'vocabulary']);
+
+function audioTooLarge(reply: FastifyReply, detail: string): ApiError {
+  // The rest of an oversized upload is not read: close the connection after the answer.
+  reply.header('Connection', 'close');
+  return new ApiError('stt.audio_too_large', detail);
+}
+
+/** `POST /v1/stt`: batch recognition of an uploaded recording (spec 4.5). */
+export function registerSttRoutes(app: FastifyInstance, services: AppServices): void {
+  app.post(
+    '/v1/stt',
+    {
+      config: { sprachrohr: { family: 'stt' } },
+      schema: {
+        summary: 'Transcribe a recording (batch)',
+        tags: ['speech-to-text'],
+        consumes: ['multipart/form-data'],
+        // Documented for OpenAPI; the parts are read and checked by the handler as they stream in.
+        body: RecognitionFormSchema,
+        response: { 200: TranscriptSchema, '4xx': ErrorBodySchema, '5xx': ErrorBodySchema },
+      },
+      // The form is validated part by part below; schema validation would need the whole body.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      const declared = Number(request.headers['content-length'] ?? NaN);
+      if (declared > LIMITS.sttMaxUploadBytes + FORM_OVERHEAD_BYTES) {
+        throw audioTooLarge(reply, `the upload declares ${declared} bytes; audio is limited to 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
+      }
+      if (!request.isMultipart()) throw new ApiError('stt.invalid_request', 'send multipart/form-data with the recording in a part named audio');
+      let audio: Buffer | undefined;
+      const fields: Record<string, string> = {};
+      const parts = request.parts({ limits: { fileSize: LIMITS.sttMaxUploadBytes, files: 1, fields: 8, fieldSize: 64 * 1024, parts: 10 } });
+      for await (const part of parts) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'audio') {
+            part.file.resume();
+            throw new ApiError('stt.invalid_request', `unexpected file part "${part.fieldname}"; send the recording in a part named audio`);
+          }
+          try {
+            audio = await part.toBuffer();
+          } catch (error) {
+            if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+              throw audioTooLarge(reply, `the audio is larger than 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
+            }
+            throw error;
+          }
+        } else if (TEXT_FIELDS.has(part.fieldname)) {
+          fields[part.fieldname] = String(part.value);
+        } else {
+          throw new ApiError('stt.invalid_request', `unknown form field "${part.fieldname}"; accepted: audio, lang, vocabulary`);
+        }
+      }
+      if (!audio) throw new ApiError('stt.invalid_request', 'the form has no file part named audio');
+      const candidates = parseLanguageCandidates(fields['lang']);
+      const vocabulary = parseVocabulary(fields['vocabulary']);
+      const engine = principal.environment === 'sandbox' ? services.engines.sandbox.stt : services.engines.live.stt;
+      if (!engine) {
+        throw new ApiError('stt.upstream_unavailable', 'no speech recognition engine is running on this deployment yet; sandbox keys (sv_test_…) work');
+      }
+      await services.meter.assertBudget(principal, 'stt', 'stt');
+      const result = await recognizeBatch(engine, audio, { candidates, vocabulary }, request.abortSignal);
+      await services.meter.record(principal, { direction: 'stt', mode: 'batch' }, result.durationSeconds);
+      return reply.type('application/json; charset=utf-8').send({
+        text: result.text,
+        lang: result.lang,
+        words: result.words,
+        duration_s: result.durationSeconds,
+      });
+    },
+  );
+}

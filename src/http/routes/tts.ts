@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { planSynthesis } from '../../speech/synthesis-request.js';
+import { synthesizeBatch } from '../../speech/synthesis-service.js';
+import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, SynthesisResultSchema, type SynthesisRequestBody } from '../schemas.js';
+import type { AppServices } from '../services.js';
+
+/** Largest JSON body of a synthesis request: 8000 characters of up to 4 UTF-8 bytes, plus fields. */
+const SYNTHESIS_BODY_LIMIT = 64 * 1024;
+
+function wantsJson(accept: string | undefined): boolean {
+  return accept !== undefined && accept.split(',').some((part) => part.trim().split(';')[0]?.trim().toLowerCase() === 'application/json');
+}
+
+/** `POST /v1/tts`: batch synthesis (spec 4.1). */
+export function registerTtsRoutes(app: FastifyInstance, services: AppServices): void {
+  app.post<{ Body: SynthesisRequestBody }>(
+    '/v1/tts',
+    {
+      bodyLimit: SYNTHESIS_BODY_LIMIT,
+      config: { sprachrohr: { family: 'tts' }, fieldErrors: SYNTHESIS_FIELD_ERRORS },
+      schema: {
+        summary: 'Synthesise speech (batch)',
+        description:
+          'Returns the audio as raw bytes with metadata headers, or with output=json / Accept: application/json a SynthesisResult with base64 audio.',
+        tags: ['text-to-speech'],
+        body: SynthesisRequestSchema,
+        response: {
+          200: {
+            description: 'Audio bytes in the requested format, or the JSON envelope.',
+            content: {
+              'application/json': { schema: SynthesisResultSchema },
+              'audio/mpeg': { schema: { type: 'string', format: 'binary' } },
+              'audio/wav': { schema: { type: 'string', format: 'binary' } },
+              'audio/ogg; codecs=opus': { schema: { type: 'string', format: 'binary' } },
+              'audio/pcm': { schema: { type: 'string', format: 'binary' } },
+              'audio/basic': { schema: { type: 'string', format: 'binary' } },
+              'audio/x-alaw-basic': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          '4xx': ErrorBodySchema,
+          '5xx': ErrorBodySchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      const plan = planSynthesis(request.body, wantsJson(request.headers.accept));
+      const engine = principal.environment === 'sandbox' ? services.engines.sandbox.tts : services.engines.live.tts;
+      if (!engine) {
+        throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
+      }
+      await services.meter.assertBudget(principal, 'tts', 'tts');
+      const outcome = await synthesizeBatch(engine, plan, request.abortSignal);
+      services.stats.syntheses++;
+      await services.meter.record(principal, { direction: 'tts', mode: 'batch' }, outcome.durationSeconds);
+      const duration = Math.round(outcome.durationSeconds * 1000) / 1000;
+      reply
+        .header('X-Speech-Audio-Duration', duration.toFixed(3))
+        .header('X-Speech-Audio-Encoding', plan.format.id)
+        .header('X-Speech-Audio-Sample-Rate', String(plan.sampleRateHz))
+        .header('X-Speech-Characters', String(plan.speech.characters))
+        .header('X-Speech-Passages', String(plan.speech.passages))
+        .header('X-Speech-Voice', plan.voice)
+        .header('X-Speech-Language', plan.language)
+        .header('X-Speech-Cache', 'miss');
+      if (plan.dialect) reply.header('X-Speech-Dialect', plan.dialect);
+      const audio = {
+        encoding: plan.format.id,
+        media_type: outcome.mediaType,
+        sample_rate_hz: plan.sampleRateHz,
+        channels: 1,
+        duration_seconds: duration,
+        byte_length: outcome.audio.length,
+      };
+      if (plan.output === 'json') {
+        return reply.type('application/json; charset=utf-8').send({
+          request_id: request.id,
+          voice: plan.voice,
+          language: plan.language,
+          dialect: plan.dialect,
+          speed: plan.speed,
+          characters: plan.speech.characters,
+          passages: plan.speech.passages,
+          cache: 'miss',
+          ...(plan.speech.markNames.length > 0 ? { marks: outcome.marks } : {}),
+          audio: { ...audio, data: outcome.audio.toString('base64') },
+        });
+      }
+      return reply.type(outcome.mediaType).header('Content-Length', String(outcome.audio.length)).send(outcome.audio);
+    },
+  );
+}

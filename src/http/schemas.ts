@@ -1,0 +1,103 @@
+/**
+ * JSON schemas of the HTTP API. Fastify validates requests with them and the OpenAPI
+ * document is generated from them, so the two cannot disagree. Enumerations come from the
+ * catalog.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { FORMATS } from '../catalog/formats.js';
+import { LIMITS, MODELS, OUTPUTS } from '../catalog/limits.js';
+import { VOICES } from '../catalog/voices.js';
+import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+
+/** Body of `POST /v1/tts` (spec 2.1). */
+export const SynthesisRequestSchema = Type.Object(
+  {
+    model: Type.Optional(Type.Union(MODELS.map((m) => Type.Literal(m)), { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
+    text: Type.String({ minLength: 1, maxLength: LIMITS.ttsMaxTextCharacters, description: 'Plain text, or a markup document starting with <speak>.' }),
+    voice: Type.Optional(Type.Union(VOICES.map((v) => Type.Literal(v.id)), { default: 'anna' })),
+    language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' })),
+    dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
+    speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
+    style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
+    format: Type.Optional(Type.Union(FORMATS.map((f) => Type.Literal(f.id)), { default: 'mp3' })),
+    sample_rate_hz: Type.Optional(Type.Integer({ description: 'Permitted values depend on format; see GET /v1/capabilities.' })),
+    output: Type.Optional(Type.Union(OUTPUTS.map((o) => Type.Literal(o)), { default: 'audio' })),
+  },
+  { additionalProperties: false, $id: 'SynthesisRequest' },
+);
+/** A synthesis request as validated by the schema. */
+export type SynthesisRequestBody = Static<typeof SynthesisRequestSchema>;
+
+/**
+ * Error code per request field and failed schema keyword; `*` is the field's default.
+ * Keys are JSON pointers of the field (`/speed`), `''` for the body itself.
+ */
+export type FieldErrorCodes = Readonly<Record<string, Readonly<Record<string, ErrorCode>>>>;
+
+/** How schema failures of a synthesis request map to error codes (spec 7). */
+export const SYNTHESIS_FIELD_ERRORS: FieldErrorCodes = {
+  '': { '*': 'tts.invalid_request', required: 'tts.text_required' },
+  '/text': { '*': 'tts.invalid_request', minLength: 'tts.text_required', maxLength: 'tts.text_too_long' },
+  '/voice': { '*': 'tts.unknown_voice' },
+  '/language': { '*': 'tts.unknown_language' },
+  '/dialect': { '*': 'tts.unknown_language' },
+  '/speed': { '*': 'tts.invalid_speed' },
+  '/style': { '*': 'tts.invalid_request', maxLength: 'tts.style_too_long' },
+  '/format': { '*': 'tts.unsupported_format' },
+  '/sample_rate_hz': { '*': 'tts.unsupported_format' },
+};
+
+/** The error body of every failure (spec 7). */
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union((Object.keys(ERROR_TABLE) as ErrorCode[]).map((c) => Type.Literal(c))),
+      message: Type.String(),
+      request_id: Type.Union([Type.String(), Type.Null()]),
+      detail: Type.Union([Type.String({ maxLength: LIMITS.errorDetailCharacters }), Type.Null()]),
+    }),
+  },
+  { $id: 'ErrorBody' },
+);
+
+const AudioInfoSchema = Type.Object({
+  encoding: Type.String(),
+  media_type: Type.String(),
+  sample_rate_hz: Type.Integer(),
+  channels: Type.Integer(),
+  duration_seconds: Type.Number(),
+  byte_length: Type.Integer(),
+  data: Type.Optional(Type.String({ contentEncoding: 'base64' })),
+});
+
+/** The JSON envelope of a synthesis (spec 2.2). */
+export const SynthesisResultSchema = Type.Object(
+  {
+    request_id: Type.String(),
+    voice: Type.String(),
+    language: Type.String(),
+    dialect: Type.Union([Type.String(), Type.Null()]),
+    speed: Type.Number(),
+    characters: Type.Integer(),
+    passages: Type.Integer(),
+    cache: Type.Literal('miss'),
+    marks: Type.Optional(Type.Array(Type.Object({ name: Type.String(), offset_seconds: Type.Number() }))),
+    audio: AudioInfoSchema,
+  },
+  { $id: 'SynthesisResult' },
+);
+
+const WordSchema = Type.Object({ w: Type.String(), start: Type.Number(), end: Type.Number(), conf: Type.Number({ minimum: 0, maximum: 1 }) });
+
+/** The transcript of a recognition (spec 2.3). */
+export const TranscriptSchema = Type.Object(
+  { text: Type.String(), lang: Type.String(), words: Type.Array(WordSchema), duration_s: Type.Number() },
+  { $id: 'Transcript' },
+);
+
+/** The multipart form of `POST /v1/stt` (spec 4.5), for documentation: the route reads the parts itself. */
+export const RecognitionFormSchema = Type.Object({
+  audio: Type.String({ format: 'binary', description: 'WAV (PCM, float, µ-law, A-law), Ogg Opus or FLAC; at most 25 MB and 5 minutes.' }),
+  lang: Type.Optional(Type.String({ default: 'de-CH', description: 'One code, comma-separated candidates, or auto (de-CH,fr-CH,it,en).' })),
+  vocabulary: Type.Optional(Type.String({ description: 'JSON array of strings or a comma-separated list; at most 200 terms of 100 characters.' })),
+});

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { EngineRegistry } from '../../engine/registry.js';
+import type { KeyService } from '../auth/key-service.js';
+import type { Config } from '../config.js';
+import type { UsageMeter } from '../metering/usage-meter.js';
+import type { Admission } from './admission.js';
+
+/** Counters of this process, shown in capabilities. */
+export interface ProcessStats {
+  syntheses: number;
+}
+
+/** What the HTTP routes use, created once by the owner of the app. */
+export interface AppServices {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly keys: KeyService;
+  readonly engines: EngineRegistry;
+  readonly meter: UsageMeter;
+  readonly admission: Admission;
+  readonly stats: ProcessStats;
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createEngineRegistry } from '../engine/registry.js';
+import { loadMp3Encoder } from './audio/mp3-encoder.js';
+import { loadKeySecret } from './auth/key-secret.js';
+import { KeyService } from './auth/key-service.js';
+import { LANGUAGES } from './catalog/languages.js';
+import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
+import type { Config } from './config.js';
+import { Admission } from './http/admission.js';
+import { buildApp } from './http/app.js';
+import type { AppServices } from './http/services.js';
+import { UsageMeter } from './metering/usage-meter.js';
+import { SqliteStore } from './store/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+/** Name of the embedded store's file in the data folder. */
+export const STORE_FILE = 'sprachrohr.sqlite';
+
+/** Opens the embedded store and the key service of a data folder (shared by server and CLI). */
+export function openKeyStore(config: Config): { store: Store; keys: KeyService } {
+  const store = SqliteStore.open(path.join(config.dataDir, STORE_FILE));
+  const keys = new KeyService(store.keys, loadKeySecret(config.keySecret, config.dataDir));
+  return { store, keys };
+}
+
+/** A running service and the way to stop it. */
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  /** The address it listens on, for example `http://127.0.0.1:8080`. */
+  readonly address: string;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
+  close(): Promise<void>;
+}
+
+/** Builds every part of the service, warms what is slow to start, and listens. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const { store, keys } = openKeyStore(config);
+  await loadMp3Encoder();
+  const services: AppServices = {
+    config,
+    logger,
+    keys,
+    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
+    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
+    admission: new Admission(config),
+    stats: { syntheses: 0 },
+  };
+  const app = await buildApp(services);
+  const address = await app.listen({ host: config.host, port: config.port });
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    address,
+    close() {
+      closing ??= (async () => {
+        const timer = setTimeout(() => {
+          logger.warn({ graceMs: config.shutdownGraceMs }, 'grace period over: closing remaining connections');
+          app.server.closeAllConnections();
+        }, config.shutdownGraceMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(timer);
+          await store.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}

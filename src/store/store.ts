@@ -1,0 +1,72 @@
+/**
+ * Persistence behind one interface, so that the embedded SQLite store and a PostgreSQL store
+ * are interchangeable. Methods are asynchronous for the sake of network-backed stores.
+ */
+
+/** Where a key acts: billed production traffic or the synthetic sandbox. */
+export type Environment = 'live' | 'sandbox';
+
+/** An API key as stored: never the key itself, only its keyed fingerprint. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly environment: Environment;
+  /** HMAC-SHA256 of the key under the deployment's key secret, hex. */
+  readonly fingerprint: string;
+  /** The first characters of the key, to recognise it in listings. */
+  readonly displayPrefix: string;
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+  /** Set when a rotation superseded the key: the moment it stops working. */
+  readonly expiresAt: string | null;
+  /** The key that replaced this one in a rotation. */
+  readonly replacedBy: string | null;
+}
+
+/** Fields of a key that change after creation. */
+export type ApiKeyChanges = Partial<Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt' | 'replacedBy'>>;
+
+/** Keys by id and by fingerprint. */
+export interface KeyRepository {
+  insert(record: ApiKeyRecord): Promise<void>;
+  findById(id: string): Promise<ApiKeyRecord | undefined>;
+  findByFingerprint(fingerprint: string): Promise<ApiKeyRecord | undefined>;
+  /** All keys, oldest first. */
+  list(): Promise<ApiKeyRecord[]>;
+  update(id: string, changes: ApiKeyChanges): Promise<void>;
+}
+
+/** Direction and mode of metered traffic (spec 2.9 breakdown). */
+export interface UsageKind {
+  readonly direction: 'tts' | 'stt';
+  readonly mode: 'batch' | 'realtime';
+}
+
+/** One metered request. */
+export interface UsageEvent extends UsageKind {
+  readonly keyId: string;
+  readonly environment: Environment;
+  /** UTC day, `YYYY-MM-DD`. */
+  readonly day: string;
+  readonly audioSeconds: number;
+}
+
+/** Totals of one key on one day. */
+export interface UsageTotals {
+  readonly requests: number;
+  readonly audioSeconds: number;
+}
+
+/** The metering ledger, kept per key, day, direction and mode. */
+export interface UsageRepository {
+  record(event: UsageEvent): Promise<void>;
+  /** What a key used on one day in one direction (all modes). */
+  dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals>;
+}
+
+/** The persistence of one deployment. */
+export interface Store {
+  readonly keys: KeyRepository;
+  readonly usage: UsageRepository;
+  close(): Promise<void>;
+}
