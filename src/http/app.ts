@@ -30,6 +30,8 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, useDefaults: false } },
   });
   installErrorHandling(app);
+  // Only JSON and multipart bodies are part of the API; plain text is refused, not parsed.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {

@@ -15,9 +15,8 @@ interface ValidationIssue {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  /** With Ajv's `verbose`: the failing value and the schema it failed. */
+  /** With Ajv's `verbose`: the failing value. */
   data?: unknown;
-  schema?: unknown;
 }
 
 function describeValue(value: unknown): string {
@@ -37,9 +36,8 @@ function fromValidation(issues: ValidationIssue[], family: ErrorFamily, table: F
     detail = `unknown field "${String(issue.params['additionalProperty'])}"${name ? ` in ${name}` : ''}`;
   } else if (field === '' && issue.keyword === 'type') {
     detail = 'the body must be a JSON object';
-  } else if (issue.keyword === 'anyOf' && Array.isArray(issue.schema)) {
-    const allowed = (issue.schema as Array<{ const?: unknown }>).map((s) => s.const).filter((v) => v !== undefined);
-    detail = `${name} must be one of ${allowed.join(', ')}; got ${describeValue(issue.data)}`;
+  } else if (issue.keyword === 'enum' && Array.isArray(issue.params['allowedValues'])) {
+    detail = `${name} must be one of ${(issue.params['allowedValues'] as unknown[]).join(', ')}; got ${describeValue(issue.data)}`;
   } else {
     detail = `${name} ${issue.message ?? 'is invalid'}${'data' in issue ? `; got ${describeValue(issue.data)}` : ''}`;
   }

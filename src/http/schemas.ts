@@ -3,25 +3,30 @@
  * document is generated from them, so the two cannot disagree. Enumerations come from the
  * catalog.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { FORMATS } from '../catalog/formats.js';
 import { LIMITS, MODELS, OUTPUTS } from '../catalog/limits.js';
 import { VOICES } from '../catalog/voices.js';
 import { ERROR_TABLE, type ErrorCode } from '../errors.js';
 
+/** A string enumeration as plain JSON Schema `enum`, so a failure names every allowed value. */
+function StringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
 /** Body of `POST /v1/tts` (spec 2.1). */
 export const SynthesisRequestSchema = Type.Object(
   {
-    model: Type.Optional(Type.Union(MODELS.map((m) => Type.Literal(m)), { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
+    model: Type.Optional(StringEnum(MODELS, { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
     text: Type.String({ minLength: 1, maxLength: LIMITS.ttsMaxTextCharacters, description: 'Plain text, or a markup document starting with <speak>.' }),
-    voice: Type.Optional(Type.Union(VOICES.map((v) => Type.Literal(v.id)), { default: 'anna' })),
+    voice: Type.Optional(StringEnum(VOICES.map((v) => v.id), { default: 'anna' })),
     language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' })),
     dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
     speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
     style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
-    format: Type.Optional(Type.Union(FORMATS.map((f) => Type.Literal(f.id)), { default: 'mp3' })),
+    format: Type.Optional(StringEnum(FORMATS.map((f) => f.id), { default: 'mp3' })),
     sample_rate_hz: Type.Optional(Type.Integer({ description: 'Permitted values depend on format; see GET /v1/capabilities.' })),
-    output: Type.Optional(Type.Union(OUTPUTS.map((o) => Type.Literal(o)), { default: 'audio' })),
+    output: Type.Optional(StringEnum(OUTPUTS, { default: 'audio' })),
   },
   { additionalProperties: false, $id: 'SynthesisRequest' },
 );
@@ -51,7 +56,7 @@ export const SYNTHESIS_FIELD_ERRORS: FieldErrorCodes = {
 export const ErrorBodySchema = Type.Object(
   {
     error: Type.Object({
-      code: Type.Union((Object.keys(ERROR_TABLE) as ErrorCode[]).map((c) => Type.Literal(c))),
+      code: StringEnum(Object.keys(ERROR_TABLE) as ErrorCode[]),
       message: Type.String(),
       request_id: Type.Union([Type.String(), Type.Null()]),
       detail: Type.Union([Type.String({ maxLength: LIMITS.errorDetailCharacters }), Type.Null()]),

@@ -209,15 +209,17 @@ export function plainTextDocument(text: string, defaults: SpeechDefaults): Parse
 }
 
 function finish(raw: Array<{ language: string; dialect: string | null; items: SpeechItem[] }>, markNames: string[]): ParsedSpeech {
-  let characters = 0;
   const passages: Passage[] = [];
+  const spokenTexts: string[] = [];
   for (const passage of raw) {
     const items = passage.items
       .map((item): SpeechItem => (item.type === 'text' ? { type: 'text', text: item.text.replace(/\s+/g, ' ') } : item))
       .filter((item) => item.type !== 'text' || item.text.trim() !== '');
-    for (const item of items) if (item.type === 'text') characters += item.text.trim().length;
+    for (const item of items) if (item.type === 'text') spokenTexts.push(item.text);
     if (items.length > 0) passages.push({ language: passage.language, dialect: passage.dialect, items });
   }
+  // Spoken characters: the words as one text, whitespace between them counted once.
+  const characters = spokenTexts.join(' ').replace(/\s+/g, ' ').trim().length;
   const spoken = passages.filter((p) => p.items.some((item) => item.type === 'text')).length;
   return { document: { passages }, characters, passages: Math.max(spoken, passages.length > 0 ? 1 : 0), markNames };
 }

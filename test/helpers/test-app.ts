@@ -1,0 +1,78 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { createEngineRegistry } from '../../engine/registry.js';
+import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
+import { KeyService } from '../../src/auth/key-service.js';
+import { LANGUAGES } from '../../src/catalog/languages.js';
+import { SANDBOX_CHARACTERS_PER_SECOND } from '../../src/catalog/limits.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { Admission } from '../../src/http/admission.js';
+import { buildApp } from '../../src/http/app.js';
+import type { AppServices } from '../../src/http/services.js';
+import { UsageMeter } from '../../src/metering/usage-meter.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+
+/** An app on a throwaway in-memory store, with one key per environment, and its log lines. */
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly services: AppServices;
+  readonly store: SqliteStore;
+  readonly sandboxKey: string;
+  readonly liveKey: string;
+  readonly logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** Builds the real app (real store, real engines) with configuration overrides. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { ready?: boolean; realRateLimit?: boolean } = {},
+): Promise<TestApp> {
+  const config: Config = loadConfig({ SPRACHROHR_KEY_SECRET: 'test-secret-test-secret-test-secret!', SPRACHROHR_DATA_DIR: '/nonexistent', ...env });
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
+  const store = SqliteStore.open(':memory:');
+  const keys = new KeyService(store.keys, config.keySecret!);
+  await loadMp3Encoder();
+  const services: AppServices = {
+    config,
+    logger,
+    keys,
+    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
+    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
+    // Unless a test is about the rate limit, each request sees a clock one second later, so
+    // that the token bucket never runs dry across the many requests of a test file.
+    admission: options.realRateLimit ? new Admission(config) : new Admission(config, steppingClock()),
+    stats: { syntheses: 0 },
+  };
+  const app = await buildApp(services);
+  if (options.ready !== false) await app.ready();
+  const sandboxKey = (await keys.create('sandbox test', 'sandbox')).key;
+  const liveKey = (await keys.create('live test', 'live')).key;
+  return {
+    app,
+    services,
+    store,
+    sandboxKey,
+    liveKey,
+    logs,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+function steppingClock(): () => number {
+  let now = 0;
+  return () => (now += 1000);
+}
