@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has embedded defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, keySecret: null, logLevel: 'info', publicBaseUrl: null });
+    expect(config.dataDir).toMatch(/data$/);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['SPRACHROHR_PORT', 'eighty', /SPRACHROHR_PORT: must be a whole number/],
+    ['SPRACHROHR_PORT', '70000', /SPRACHROHR_PORT: must be between 0 and 65535/],
+    ['SPRACHROHR_LOG_LEVEL', 'loud', /SPRACHROHR_LOG_LEVEL: must be one of/],
+    ['SPRACHROHR_KEY_SECRET', 'short', /SPRACHROHR_KEY_SECRET: must be at least 32/],
+    ['SPRACHROHR_PUBLIC_BASE_URL', 'ftp://x', /SPRACHROHR_PUBLIC_BASE_URL/],
+    ['SPRACHROHR_MAX_IN_FLIGHT', '0', /SPRACHROHR_MAX_IN_FLIGHT: must be between 1/],
+    ['SPRACHROHR_SHUTDOWN_GRACE_MS', '-1', /SPRACHROHR_SHUTDOWN_GRACE_MS/],
+  ];
+  for (const [name, value, message] of bad) {
+    it(`names ${name} when it is ${value}`, () => {
+      let error: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(name);
+      expect((error as Error).message).toMatch(message);
+    });
+  }
+});
