@@ -1,0 +1,135 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toneWav } from '../helpers/audio-fixtures.js';
+import { runCli, startServe } from '../helpers/cli.js';
+import { probeAudio } from '../helpers/ffmpeg.js';
+
+let dir: string;
+let env: Record<string, string>;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-cli-'));
+  env = { SPRACHROHR_DATA_DIR: path.join(dir, 'data'), SPRACHROHR_LOG_LEVEL: 'info' };
+});
+afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
+
+describe('sprachrohr help', () => {
+  it('explains every command', async () => {
+    for (const command of ['serve', 'keys', 'tts', 'stt']) {
+      const result = await runCli([command, '--help']);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout).toContain(`sprachrohr ${command}`);
+      expect(result.stdout).toMatch(/Usage/);
+    }
+    expect((await runCli(['--help'])).stdout).toMatch(/serve .*\n.*keys/);
+    const unknown = await runCli(['dance']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "dance"');
+  });
+
+  it('names the bad variable and exits without a stack trace', async () => {
+    const result = await runCli(['serve'], { ...env, SPRACHROHR_PORT: 'eighty' });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain('SPRACHROHR_PORT: must be a whole number');
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+});
+
+describe('sprachrohr keys', () => {
+  it('creates, lists, rotates and revokes keys in the data folder', async () => {
+    const created = JSON.parse((await runCli(['keys', 'create', '--name', 'hotline', '--env', 'live', '--json'], env)).stdout);
+    expect(created.key).toMatch(/^sv_[A-Za-z0-9]{32}$/);
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout);
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, name: 'hotline', environment: 'live', state: 'active' })]);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    const plain = await runCli(['keys', 'list'], env);
+    expect(plain.stdout).toContain(created.id);
+    const rotated = JSON.parse((await runCli(['keys', 'rotate', created.id, '--json'], env)).stdout);
+    expect(rotated.old.state).toMatch(/^superseded, stops /);
+    expect(rotated.new.key).toMatch(/^sv_/);
+    const ended = await runCli(['keys', 'rotate', '--end-overlap', created.id], env);
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toContain('Ended the overlap');
+    const revoked = await runCli(['keys', 'revoke', rotated.new.id], env);
+    expect(revoked.stdout).toContain(`Revoked ${rotated.new.id}`);
+    const again = await runCli(['keys', 'revoke', rotated.new.id], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already revoked');
+    const missing = await runCli(['keys', 'create'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--name');
+    const badEnv = await runCli(['keys', 'create', '--name', 'x', '--env', 'staging'], env);
+    expect(badEnv.stderr).toContain('--env must be live or sandbox');
+  });
+});
+
+describe('sprachrohr serve, tts and stt', () => {
+  it('serves the API; tts writes audio and stt prints a transcript', async () => {
+    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'cli', '--json'], env)).stdout).key as string;
+    const server = await startServe(env);
+    try {
+      const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
+      const wav = path.join(dir, 'hello.wav');
+      const tts = await runCli(['tts', '--text', 'Grüezi mitenand', '--out', wav, '--rate', '16000'], client);
+      expect(tts.code, tts.stderr).toBe(0);
+      expect(tts.stdout).toMatch(/Wrote \d+ bytes of wav .*sandbox/);
+      const probe = await probeAudio(await fs.readFile(wav));
+      expect(probe).toMatchObject({ codec: 'pcm_s16le', sampleRateHz: 16000 });
+      const stt = await runCli(['stt', wav, '--lang', 'de-CH-bern'], client);
+      expect(stt.code, stt.stderr).toBe(0);
+      const transcript = JSON.parse(stt.stdout);
+      expect(transcript.lang).toBe('de-CH-bern');
+      expect(transcript.duration_s).toBeCloseTo(probe.decodedSeconds, 2);
+      const refused = await runCli(['tts', '--text', 'x', '--out', path.join(dir, 'x.mp3'), '--speed', '9'], client);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('tts.invalid_speed (400)');
+      const noKey = await runCli(['stt', wav], { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: '' });
+      expect(noKey.code).toBe(2);
+      expect(noKey.stderr).toContain('an API key is needed');
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  });
+
+  it('finishes a request in flight on SIGTERM, refuses new connections, then exits', async () => {
+    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'shutdown', '--json'], env)).stdout).key as string;
+    const server = await startServe(env);
+    const url = new URL(`${server.baseUrl}/stt`);
+    const boundary = 'b0undary';
+    const audio = toneWav(1);
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      request.on('error', reject);
+      // Send half the upload, stop the server, then send the rest.
+      request.write(Buffer.concat([head, audio.subarray(0, 1000)]));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => {
+          const probe = http.get({ host: url.hostname, port: url.port, path: '/healthz' });
+          probe.on('error', (error) => {
+            expect((error as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+            request.end(Buffer.concat([audio.subarray(1000), tail]));
+          });
+          probe.on('response', () => reject(new Error('a new connection was accepted during shutdown')));
+        }, 300);
+      }, 300);
+    });
+    const result = await response;
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.body).duration_s).toBeCloseTo(1, 2);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('shutting down');
+  });
+});
