@@ -25,6 +25,19 @@ export function openKeyStore(config: Config): { store: Store; keys: KeyService }
   return { store, keys };
 }
 
+/** Builds the services the HTTP API runs on, over an opened store. */
+export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService): AppServices {
+  return {
+    config,
+    logger,
+    keys,
+    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
+    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
+    admission: new Admission(config),
+    stats: { syntheses: 0 },
+  };
+}
+
 /** A running service and the way to stop it. */
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -38,15 +51,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const { store, keys } = openKeyStore(config);
   await loadMp3Encoder();
-  const services: AppServices = {
-    config,
-    logger,
-    keys,
-    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
-    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
-    admission: new Admission(config),
-    stats: { syntheses: 0 },
-  };
+  const services = createServices(config, logger, store, keys);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });
   let closing: Promise<void> | undefined;

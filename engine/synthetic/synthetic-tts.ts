@@ -14,8 +14,8 @@ const TONE_SHARE = 0.75;
 const AMPLITUDE = 0.25 * 32767;
 /** Fade in and out of each beep, so that it does not click. */
 const FADE_SECONDS = 0.005;
-/** Audio is delivered in chunks of this length, and abort is checked between chunks. */
-const CHUNK_SECONDS = 0.1;
+/** Audio is delivered in chunks of this length (the engine is instant: larger chunks cost less). */
+const CHUNK_SECONDS = 1;
 
 function pitchOf(word: string): number {
   let sum = 0;
@@ -44,81 +44,75 @@ export class SyntheticTtsEngine implements TtsEngine {
   async *synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent> {
     const rate = options.sampleRateHz;
     const secondsPerCharacter = 1 / (this.options.charactersPerSecond * options.speed);
-    const chunk = new ChunkWriter(Math.round(rate * CHUNK_SECONDS));
+    const chunkSamples = Math.round(rate * CHUNK_SECONDS);
     const fade = Math.max(1, Math.round(FADE_SECONDS * rate));
+    let produced = 0;
     for (const passage of document.passages) {
       for (const item of passage.items) {
         signal.throwIfAborted();
+        let pcm: Int16Array;
         if (item.type === 'mark') {
-          yield { type: 'mark', name: item.name, offsetSeconds: chunk.samplesWritten / rate };
+          yield { type: 'mark', name: item.name, offsetSeconds: produced / rate };
+          continue;
         } else if (item.type === 'break') {
-          yield* chunk.silence(Math.round((item.milliseconds / 1000) * rate));
+          pcm = new Int16Array(Math.round((item.milliseconds / 1000) * rate));
         } else {
-          for (const word of wordsOf(item.text)) {
-            yield { type: 'word', text: word, offsetSeconds: chunk.samplesWritten / rate };
+          // Lay the words out first, then render them all into one array of the exact length.
+          const words = wordsOf(item.text).map((word) => {
             const slot = Math.round((word.length + 1) * secondsPerCharacter * rate);
-            const toneSamples = Math.round(slot * TONE_SHARE);
-            yield* chunk.tone(toneSamples, (2 * Math.PI * pitchOf(word)) / rate, fade);
-            yield* chunk.silence(slot - toneSamples);
+            return { word, slot, tone: Math.round(slot * TONE_SHARE) };
+          });
+          // Every sample is written below (beep, then gap), so the memory is not zeroed first.
+          const total = words.reduce((sum, w) => sum + w.slot, 0);
+          pcm = new Int16Array(Buffer.allocUnsafeSlow(total * 2).buffer, 0, total);
+          let at = 0;
+          for (const { word, slot, tone } of words) {
+            yield { type: 'word', text: word, offsetSeconds: (produced + at) / rate };
+            writeBeep(pcm, at, toneOf(pitchOf(word), rate), tone, fade);
+            pcm.fill(0, at + tone, at + slot);
+            at += slot;
           }
         }
+        for (let at = 0; at < pcm.length; at += chunkSamples) {
+          yield { type: 'audio', pcm: pcm.subarray(at, Math.min(at + chunkSamples, pcm.length)) };
+        }
+        produced += pcm.length;
       }
     }
     signal.throwIfAborted();
-    yield* chunk.flush();
-    yield { type: 'end', durationSeconds: chunk.samplesWritten / rate };
+    yield { type: 'end', durationSeconds: produced / rate };
   }
 }
 
-/** Fills fixed-size PCM chunks and hands each out when full. */
-class ChunkWriter {
-  /** Samples produced so far, including those not yet handed out. */
-  samplesWritten = 0;
-  private buffer: Int16Array;
-  private filled = 0;
+/** Longest beep kept ready per pitch and rate; longer beeps repeat it. */
+const CACHED_TONE_SECONDS = 2;
+const toneCache = new Map<string, Int16Array>();
 
-  constructor(private readonly chunkSamples: number) {
-    this.buffer = new Int16Array(chunkSamples);
+/**
+ * A steady sine at a pitch, without envelope, computed once per pitch and rate: beeps are
+ * copied out of it, so the sandbox costs little more than a memory copy per sample.
+ */
+function toneOf(pitch: number, rate: number): Int16Array {
+  const key = `${pitch}@${rate}`;
+  let tone = toneCache.get(key);
+  if (!tone) {
+    tone = new Int16Array(Math.round(CACHED_TONE_SECONDS * rate));
+    const step = (2 * Math.PI * pitch) / rate;
+    for (let i = 0; i < tone.length; i++) tone[i] = Math.round(AMPLITUDE * Math.sin(step * i));
+    toneCache.set(key, tone);
   }
+  return tone;
+}
 
-  *silence(samples: number): Generator<TtsEvent> {
-    let left = samples;
-    while (left > 0) {
-      const take = Math.min(left, this.chunkSamples - this.filled);
-      // A fresh buffer is zero-filled, so silence only moves the cursor.
-      this.filled += take;
-      this.samplesWritten += take;
-      left -= take;
-      yield* this.handOutIfFull();
-    }
+/** Writes `samples` of a steady tone at `at`, with linear fades of `fade` samples at both ends. */
+function writeBeep(out: Int16Array, at: number, source: Int16Array, samples: number, fade: number): void {
+  for (let done = 0; done < samples; done += source.length) {
+    out.set(source.subarray(0, Math.min(source.length, samples - done)), at + done);
   }
-
-  /** A sine beep by the two-term recurrence (one multiply-add per sample, no Math.sin). */
-  *tone(samples: number, step: number, fade: number): Generator<TtsEvent> {
-    const coefficient = 2 * Math.cos(step);
-    let previous = Math.sin(-step);
-    let current = 0;
-    for (let i = 0; i < samples; i++) {
-      const envelope = i < fade ? i / fade : samples - i < fade ? (samples - i) / fade : 1;
-      this.buffer[this.filled++] = Math.round(AMPLITUDE * envelope * current);
-      const next = coefficient * current - previous;
-      previous = current;
-      current = next;
-      this.samplesWritten++;
-      if (this.filled === this.chunkSamples) yield* this.handOutIfFull();
-    }
-  }
-
-  *flush(): Generator<TtsEvent> {
-    if (this.filled === 0) return;
-    const pcm = this.buffer.subarray(0, this.filled);
-    this.buffer = new Int16Array(this.chunkSamples);
-    this.filled = 0;
-    yield { type: 'audio', pcm };
-  }
-
-  private *handOutIfFull(): Generator<TtsEvent> {
-    if (this.filled < this.chunkSamples) return;
-    yield* this.flush();
+  const edge = Math.min(fade, Math.floor(samples / 2));
+  for (let i = 0; i < edge; i++) {
+    const gain = i / fade;
+    out[at + i] = Math.round(out[at + i]! * gain);
+    out[at + samples - 1 - i] = Math.round(out[at + samples - 1 - i]! * gain);
   }
 }

@@ -4,6 +4,7 @@ import { encodeMp3 } from './mp3-encoder.js';
 import { encodeOggOpus } from './ogg-opus-encoder.js';
 import { wavHeader } from './wav.js';
 
+/** The samples' own memory as bytes (no copy): the caller hands over the array. */
 function pcmBytes(pcm: Int16Array): Buffer {
   // Int16Array is little-endian on every platform Node supports (x86-64, arm64).
   return Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
@@ -20,7 +21,7 @@ function viewAsBuffer(bytes: Uint8Array): Buffer {
 export function encodeAudio(format: FormatId, pcm: Int16Array, sampleRateHz: number, serial = 0): Buffer {
   switch (format) {
     case 'pcm16':
-      return Buffer.from(pcmBytes(pcm));
+      return pcmBytes(pcm);
     case 'wav':
       return Buffer.concat([wavHeader(sampleRateHz, pcm.byteLength), pcmBytes(pcm)]);
     case 'mulaw':

@@ -12,8 +12,14 @@ export interface AudioFormat {
   readonly streamable: boolean;
 }
 
-/** The rates PCM containers and MP3 (LAME: MPEG-1, 2 and 2.5) accept. */
+/** The rates PCM containers accept. */
 const PCM_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
+/**
+ * MP3 rates: the MPEG-2 and 2.5 rates, made for speech bandwidth. Our speech sources end at
+ * 11 kHz, so 32–48 kHz MP3 would only cost bytes and encoder time (under 200× real time here);
+ * WAV and PCM serve those rates.
+ */
+const MP3_RATES = [8000, 11025, 12000, 16000, 22050, 24000] as const;
 /** The rates an Opus encoder accepts. */
 const OPUS_RATES = [8000, 12000, 16000, 24000, 48000] as const;
 
@@ -23,8 +29,8 @@ export const FORMATS: readonly AudioFormat[] = [
     id: 'mp3',
     mime: 'audio/mpeg',
     extension: 'mp3',
-    description: 'MPEG-1/2/2.5 Layer III, mono, constant bit rate.',
-    sample_rates_hz: PCM_RATES,
+    description: 'MPEG-2/2.5 Layer III, mono, variable bit rate (LAME -V7, about 40 kbps).',
+    sample_rates_hz: MP3_RATES,
     default_sample_rate_hz: 24000,
     streamable: true,
   },

@@ -38,11 +38,14 @@ export async function synthesizeBatch(engine: TtsEngine, plan: SynthesisPlan, si
       marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
     }
   }
-  const pcm = new Int16Array(samples);
+  // Every sample is overwritten below, so the memory need not be zeroed first.
+  const pcm = chunks.length === 1 ? chunks[0]! : new Int16Array(Buffer.allocUnsafeSlow(samples * 2).buffer, 0, samples);
   let offset = 0;
-  for (const chunk of chunks) {
-    pcm.set(chunk, offset);
-    offset += chunk.length;
+  if (chunks.length > 1) {
+    for (const chunk of chunks) {
+      pcm.set(chunk, offset);
+      offset += chunk.length;
+    }
   }
   let audio: Buffer;
   try {

@@ -3,8 +3,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
+import ffprobe from '@ffprobe-installer/ffprobe';
 
 const run = promisify(execFile);
+
+/**
+ * ffmpeg and ffprobe as static builds shipped in npm packages (devDependencies), so the tests
+ * need nothing from the system. The package's install step marks ffprobe executable; make sure.
+ */
+const FFMPEG = ffmpeg.path;
+const FFPROBE = ffprobe.path;
+await fs.chmod(FFPROBE, 0o755).catch(() => undefined);
 
 /** What ffprobe, an independent decoder, reads from a file. */
 export interface Probe {
@@ -30,10 +40,10 @@ export async function probeAudio(bytes: Uint8Array, rawFormat?: { format: string
   const { file, dispose } = await tempFile('input', bytes);
   try {
     const inputArgs = rawFormat ? ['-f', rawFormat.format, '-ar', String(rawFormat.rate), '-ac', '1'] : [];
-    const { stdout } = await run('ffprobe', ['-v', 'error', ...inputArgs, '-show_streams', '-of', 'json', file]);
+    const { stdout } = await run(FFPROBE, ['-v', 'error', ...inputArgs, '-show_streams', '-of', 'json', file]);
     const stream = (JSON.parse(stdout) as { streams: Array<{ codec_name: string; sample_rate: string; channels: number }> }).streams[0]!;
     // Count decoded samples at the stream's own rate: the real length, whatever the header says.
-    const decoded = await run('ffmpeg', ['-v', 'error', ...inputArgs, '-i', file, '-f', 's16le', '-ac', '1', '-'], { encoding: 'buffer', maxBuffer: 1 << 30 });
+    const decoded = await run(FFMPEG, ['-v', 'error', ...inputArgs, '-i', file, '-f', 's16le', '-ac', '1', '-'], { encoding: 'buffer', maxBuffer: 1 << 30 });
     const sampleRateHz = Number(stream.sample_rate);
     return { codec: stream.codec_name, sampleRateHz, channels: stream.channels, decodedSeconds: decoded.stdout.length / 2 / sampleRateHz };
   } finally {
@@ -46,7 +56,7 @@ export async function convertWithFfmpeg(wav: Uint8Array, outputName: string, arg
   const { file, dispose } = await tempFile('input.wav', wav);
   try {
     const output = path.join(path.dirname(file), outputName);
-    await run('ffmpeg', ['-v', 'error', '-y', '-i', file, ...args, output]);
+    await run(FFMPEG, ['-v', 'error', '-y', '-i', file, ...args, output]);
     return await fs.readFile(output);
   } finally {
     await dispose();

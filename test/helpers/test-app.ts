@@ -1,16 +1,13 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { createEngineRegistry } from '../../engine/registry.js';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { KeyService } from '../../src/auth/key-service.js';
-import { LANGUAGES } from '../../src/catalog/languages.js';
-import { SANDBOX_CHARACTERS_PER_SECOND } from '../../src/catalog/limits.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { Admission } from '../../src/http/admission.js';
 import { buildApp } from '../../src/http/app.js';
 import type { AppServices } from '../../src/http/services.js';
-import { UsageMeter } from '../../src/metering/usage-meter.js';
+import { createServices } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 /** An app on a throwaway in-memory store, with one key per environment, and its log lines. */
@@ -44,15 +41,10 @@ export async function createTestApp(
   const keys = new KeyService(store.keys, config.keySecret!);
   await loadMp3Encoder();
   const services: AppServices = {
-    config,
-    logger,
-    keys,
-    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
-    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
+    ...createServices(config, logger, store, keys),
     // Unless a test is about the rate limit, each request sees a clock one second later, so
     // that the token bucket never runs dry across the many requests of a test file.
     admission: options.realRateLimit ? new Admission(config) : new Admission(config, steppingClock()),
-    stats: { syntheses: 0 },
   };
   const app = await buildApp(services);
   if (options.ready !== false) await app.ready();
