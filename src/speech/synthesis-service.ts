@@ -24,6 +24,29 @@ function serialOf(plan: SynthesisPlan): number {
   return digest.readUInt32LE(0);
 }
 
+/**
+ * Joins PCM chunks into one array. Engines that render into one buffer hand out consecutive
+ * views of it; those are joined without copying.
+ */
+function joinChunks(chunks: readonly Int16Array[], samples: number): Int16Array {
+  const first = chunks[0];
+  if (!first) return new Int16Array(0);
+  let contiguous = true;
+  for (let i = 1; i < chunks.length && contiguous; i++) {
+    const previous = chunks[i - 1]!;
+    contiguous = chunks[i]!.buffer === first.buffer && chunks[i]!.byteOffset === previous.byteOffset + previous.byteLength;
+  }
+  if (contiguous) return new Int16Array(first.buffer, first.byteOffset, samples);
+  // Every sample is overwritten below, so the memory need not be zeroed first.
+  const pcm = new Int16Array(Buffer.allocUnsafeSlow(samples * 2).buffer, 0, samples);
+  let offset = 0;
+  for (const chunk of chunks) {
+    pcm.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return pcm;
+}
+
 /** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
 export async function synthesizeBatch(engine: TtsEngine, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
   const chunks: Int16Array[] = [];
@@ -38,15 +61,7 @@ export async function synthesizeBatch(engine: TtsEngine, plan: SynthesisPlan, si
       marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
     }
   }
-  // Every sample is overwritten below, so the memory need not be zeroed first.
-  const pcm = chunks.length === 1 ? chunks[0]! : new Int16Array(Buffer.allocUnsafeSlow(samples * 2).buffer, 0, samples);
-  let offset = 0;
-  if (chunks.length > 1) {
-    for (const chunk of chunks) {
-      pcm.set(chunk, offset);
-      offset += chunk.length;
-    }
-  }
+  const pcm = joinChunks(chunks, samples);
   let audio: Buffer;
   try {
     audio = encodeAudio(plan.format.id, pcm, plan.sampleRateHz, serialOf(plan));
