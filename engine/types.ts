@@ -27,13 +27,13 @@ export interface TtsOptions {
   readonly speed: number;
   /** Free-text delivery prompt; never changes the words. */
   readonly style: string | null;
-  /** Rate the engine must deliver PCM at. */
+  /** Rate the caller wants; engines that render at any rate use it, others use their own. */
   readonly sampleRateHz: number;
 }
 
 /** Events of a synthesis stream, in order; offsets are seconds from the start of the audio. */
 export type TtsEvent =
-  | { readonly type: 'audio'; readonly pcm: Int16Array }
+  | { readonly type: 'audio'; readonly pcm: Int16Array; readonly sampleRateHz: number }
   | { readonly type: 'word'; readonly text: string; readonly offsetSeconds: number }
   | { readonly type: 'mark'; readonly name: string; readonly offsetSeconds: number }
   | { readonly type: 'end'; readonly durationSeconds: number };
@@ -42,6 +42,8 @@ export type TtsEvent =
 export interface TtsCapabilities {
   readonly languages: readonly string[];
   readonly streaming: boolean;
+  /** The rate the engine renders at, or `'any'` when it renders at the requested rate. */
+  readonly sampleRateHz: number | 'any';
 }
 
 /** A synthesis engine: a stream of PCM chunks and timing events; stops when `signal` aborts. */

@@ -28,6 +28,10 @@ export interface Config {
   readonly sandboxDailyAudioSeconds: number;
   /** How long SIGTERM waits for in-flight requests before closing them. */
   readonly shutdownGraceMs: number;
+  /** Live synthesis engine: `espeak` (embedded) or `none`. */
+  readonly ttsEngine: 'espeak' | 'none';
+  /** Worker threads of the embedded synthesis engine. */
+  readonly ttsWorkers: number;
 }
 
 /** A configuration problem, naming the variable at fault. */
@@ -74,6 +78,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SPRACHROHR_PUBLIC_BASE_URL', `must be an http(s) address, got ${JSON.stringify(publicBaseUrl)}`);
   }
   const cores = os.availableParallelism();
+  const ttsEngine = text(env, 'SPRACHROHR_TTS_ENGINE', 'espeak');
+  if (ttsEngine !== 'espeak' && ttsEngine !== 'none') {
+    throw new ConfigError('SPRACHROHR_TTS_ENGINE', `must be espeak or none, got ${JSON.stringify(ttsEngine)}`);
+  }
   return {
     host: text(env, 'SPRACHROHR_HOST', '127.0.0.1'),
     port: integer(env, 'SPRACHROHR_PORT', 8080, 0, 65535),
@@ -87,6 +95,8 @@ export function loadConfig(env: Env = process.env): Config {
     dailyAudioSeconds: integer(env, 'SPRACHROHR_DAILY_AUDIO_SECONDS', 36_000, 1, 1_000_000_000),
     sandboxDailyAudioSeconds: integer(env, 'SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 7_200, 1, 1_000_000_000),
     shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    ttsEngine,
+    ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', cores, 1, 256),
   };
 }
 
@@ -104,6 +114,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
   ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
+  ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
+  ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores)'],
 ];
 
 /** Settings of the CLI's API client commands (`tts`, `stt`). */

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createEngineRegistry } from '../engine/registry.js';
+import { createEngineRegistry, type EngineRegistry } from '../engine/registry.js';
 import { loadMp3Encoder } from './audio/mp3-encoder.js';
+import { loadResampler } from './audio/resampler.js';
 import { loadKeySecret } from './auth/key-secret.js';
 import { KeyService } from './auth/key-service.js';
 import { LANGUAGES } from './catalog/languages.js';
@@ -25,13 +26,23 @@ export function openKeyStore(config: Config): { store: Store; keys: KeyService }
   return { store, keys };
 }
 
-/** Builds the services the HTTP API runs on, over an opened store. */
-export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService): AppServices {
+/** Starts and warms the engines the configuration names. */
+export function startEngines(config: Config): Promise<EngineRegistry> {
+  return createEngineRegistry({
+    languages: LANGUAGES.map((l) => l.code),
+    sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
+    ttsEngine: config.ttsEngine,
+    ttsWorkers: config.ttsWorkers,
+  });
+}
+
+/** Builds the services the HTTP API runs on, over an opened store and started engines. */
+export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
   return {
     config,
     logger,
     keys,
-    engines: createEngineRegistry({ languages: LANGUAGES.map((l) => l.code), sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND }),
+    engines,
     meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
     admission: new Admission(config),
     stats: { syntheses: 0 },
@@ -50,8 +61,9 @@ export interface RunningServer {
 /** Builds every part of the service, warms what is slow to start, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const { store, keys } = openKeyStore(config);
-  await loadMp3Encoder();
-  const services = createServices(config, logger, store, keys);
+  await Promise.all([loadMp3Encoder(), loadResampler()]);
+  const engines = await startEngines(config);
+  const services = createServices(config, logger, store, keys, engines);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });
   let closing: Promise<void> | undefined;
@@ -68,6 +80,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await app.close();
         } finally {
           clearTimeout(timer);
+          await engines.close();
           await store.close();
         }
       })();

@@ -38,7 +38,7 @@ export class SyntheticTtsEngine implements TtsEngine {
   readonly capabilities;
 
   constructor(private readonly options: SyntheticTtsOptions) {
-    this.capabilities = { languages: options.languages, streaming: true };
+    this.capabilities = { languages: options.languages, streaming: true, sampleRateHz: 'any' as const };
   }
 
   async *synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent> {
@@ -74,7 +74,8 @@ export class SyntheticTtsEngine implements TtsEngine {
           }
         }
         for (let at = 0; at < pcm.length; at += chunkSamples) {
-          yield { type: 'audio', pcm: pcm.subarray(at, Math.min(at + chunkSamples, pcm.length)) };
+          signal.throwIfAborted();
+          yield { type: 'audio', pcm: pcm.subarray(at, Math.min(at + chunkSamples, pcm.length)), sampleRateHz: rate };
         }
         produced += pcm.length;
       }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { TtsEngine } from '../../engine/types.js';
+import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
+import type { SpeechDocument, TtsEngine } from '../../engine/types.js';
+import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
 import { encodeAudio } from '../audio/encode.js';
 import { ApiError } from '../errors.js';
@@ -47,19 +49,70 @@ function joinChunks(chunks: readonly Int16Array[], samples: number): Int16Array 
   return pcm;
 }
 
+/** Passes every Swiss German passage through the dialect renderer (spec 2.5). */
+export function renderDialects(document: SpeechDocument, renderer: DialectRenderer): SpeechDocument {
+  return {
+    passages: document.passages.map((passage) =>
+      passage.language !== 'de-CH'
+        ? passage
+        : { ...passage, items: passage.items.map((item) => (item.type === 'text' ? { type: 'text', text: renderer.render(item.text, passage.dialect) } : item)) },
+    ),
+  };
+}
+
+/**
+ * Brings an engine's audio to the requested rate: chunks pass through untouched when the rates
+ * agree, else through one streaming resampler for the whole synthesis.
+ */
+class RateMatcher {
+  private resampler: Resampler | null = null;
+
+  constructor(private readonly targetRateHz: number) {}
+
+  push(pcm: Int16Array, rateHz: number): Int16Array {
+    if (rateHz === this.targetRateHz) return pcm;
+    if (this.resampler && this.resampler.inputRateHz !== rateHz) throw new Error('an engine changed its sample rate mid-stream');
+    this.resampler ??= new Resampler(rateHz, this.targetRateHz);
+    return this.resampler.process(pcm);
+  }
+
+  finish(): Int16Array | null {
+    if (!this.resampler) return null;
+    const tail = this.resampler.flush();
+    this.resampler.destroy();
+    return tail;
+  }
+}
+
+/** What a synthesis needs from the engine layer. */
+export interface SynthesisEngines {
+  readonly engine: TtsEngine;
+  readonly dialect: DialectRenderer;
+}
+
 /** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
-export async function synthesizeBatch(engine: TtsEngine, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
+export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
   const chunks: Int16Array[] = [];
   let samples = 0;
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz };
-  for await (const event of engine.synthesize(plan.speech.document, options, signal)) {
-    if (event.type === 'audio') {
-      chunks.push(event.pcm);
-      samples += event.pcm.length;
-    } else if (event.type === 'mark') {
-      marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
+  const rate = new RateMatcher(plan.sampleRateHz);
+  const keep = (pcm: Int16Array): void => {
+    if (pcm.length === 0) return;
+    chunks.push(pcm);
+    samples += pcm.length;
+  };
+  try {
+    for await (const event of engine.synthesize(renderDialects(plan.speech.document, dialect), options, signal)) {
+      if (event.type === 'audio') {
+        keep(rate.push(event.pcm, event.sampleRateHz));
+      } else if (event.type === 'mark') {
+        marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
+      }
     }
+  } finally {
+    const tail = rate.finish();
+    if (tail) keep(tail);
   }
   const pcm = joinChunks(chunks, samples);
   let audio: Buffer;

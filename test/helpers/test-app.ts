@@ -2,12 +2,13 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
+import { loadResampler } from '../../src/audio/resampler.js';
 import { KeyService } from '../../src/auth/key-service.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { Admission } from '../../src/http/admission.js';
 import { buildApp } from '../../src/http/app.js';
 import type { AppServices } from '../../src/http/services.js';
-import { createServices } from '../../src/server.js';
+import { createServices, startEngines } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 /** An app on a throwaway in-memory store, with one key per environment, and its log lines. */
@@ -26,7 +27,14 @@ export async function createTestApp(
   env: Record<string, string> = {},
   options: { ready?: boolean; realRateLimit?: boolean } = {},
 ): Promise<TestApp> {
-  const config: Config = loadConfig({ SPRACHROHR_KEY_SECRET: 'test-secret-test-secret-test-secret!', SPRACHROHR_DATA_DIR: '/nonexistent', ...env });
+  // Without a live engine unless a test asks for one: eSpeak's warm-up takes seconds per app.
+  const config: Config = loadConfig({
+    SPRACHROHR_KEY_SECRET: 'test-secret-test-secret-test-secret!',
+    SPRACHROHR_DATA_DIR: '/nonexistent',
+    SPRACHROHR_TTS_ENGINE: 'none',
+    SPRACHROHR_TTS_WORKERS: '1',
+    ...env,
+  });
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino(
     { level: 'info' },
@@ -39,9 +47,10 @@ export async function createTestApp(
   );
   const store = SqliteStore.open(':memory:');
   const keys = new KeyService(store.keys, config.keySecret!);
-  await loadMp3Encoder();
+  await Promise.all([loadMp3Encoder(), loadResampler()]);
+  const engines = await startEngines(config);
   const services: AppServices = {
-    ...createServices(config, logger, store, keys),
+    ...createServices(config, logger, store, keys, engines),
     // Unless a test is about the rate limit, each request sees a clock one second later, so
     // that the token bucket never runs dry across the many requests of a test file.
     admission: options.realRateLimit ? new Admission(config) : new Admission(config, steppingClock()),
@@ -59,6 +68,7 @@ export async function createTestApp(
     logs,
     async close() {
       await app.close();
+      await engines.close();
       await store.close();
     },
   };

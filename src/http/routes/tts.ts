@@ -51,7 +51,7 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
         throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
       }
       await services.meter.assertBudget(principal, 'tts', 'tts');
-      const outcome = await synthesizeBatch(engine, plan, request.abortSignal);
+      const outcome = await synthesizeBatch({ engine, dialect: services.engines.dialect }, plan, request.abortSignal);
       services.stats.syntheses++;
       await services.meter.record(principal, { direction: 'tts', mode: 'batch' }, outcome.durationSeconds);
       const duration = Math.round(outcome.durationSeconds * 1000) / 1000;

@@ -1,0 +1,195 @@
+import { Worker } from 'node:worker_threads';
+import type { SynthesisJob, WarmJob, WorkerMessage } from './espeak-protocol.js';
+
+/** A job as the pool's caller describes it (the pool adds id and abort flag). */
+export type JobRequest = Omit<SynthesisJob, 'type' | 'id' | 'abort'>;
+
+/** What a running job yields: chunks, then one `done`. */
+export type JobMessage = Extract<WorkerMessage, { type: 'chunk' } | { type: 'done' }>;
+
+interface Slot {
+  worker: Worker;
+  /** Receives the messages of the job the worker runs now. */
+  listener: ((message: WorkerMessage) => void) | null;
+  fail: ((error: Error) => void) | null;
+}
+
+/**
+ * Starts the worker script: compiled JavaScript in production; the TypeScript source, loaded
+ * through tsx, when this module itself runs from source (tests, benchmarks).
+ */
+function startWorker(): Worker {
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./espeak-worker.js', import.meta.url));
+  const source = new URL('./espeak-worker.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { eval: true });
+}
+
+/** Collects pushed values for one consumer that iterates asynchronously. */
+class MessageQueue<T> {
+  private readonly items: T[] = [];
+  private waiting: ((result: IteratorResult<T>) => void) | null = null;
+  private failure: Error | null = null;
+  private waitingFail: ((error: Error) => void) | null = null;
+
+  push(item: T): void {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ value: item, done: false });
+    } else {
+      this.items.push(item);
+    }
+  }
+
+  fail(error: Error): void {
+    this.failure = error;
+    this.waitingFail?.(error);
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const item = this.items.shift();
+    if (item !== undefined) return Promise.resolve({ value: item, done: false });
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.waitingFail = reject;
+    });
+  }
+}
+
+/**
+ * A fixed pool of eSpeak worker threads. Jobs wait in order for a free worker; a job's audio
+ * streams back chunk by chunk; aborting a job stops it between two chunks.
+ */
+export class EspeakPool {
+  private readonly slots: Slot[] = [];
+  private readonly free: Slot[] = [];
+  private readonly waiters: Array<(slot: Slot) => void> = [];
+  private nextId = 1;
+  private closed = false;
+
+  private constructor(private readonly size: number) {}
+
+  /** Starts `size` workers and waits until each has loaded eSpeak. */
+  static async start(size: number): Promise<EspeakPool> {
+    const pool = new EspeakPool(size);
+    await Promise.all(Array.from({ length: size }, () => pool.spawn()));
+    return pool;
+  }
+
+  /** Number of worker threads. */
+  get workers(): number {
+    return this.size;
+  }
+
+  private spawn(): Promise<void> {
+    const worker = startWorker();
+    const slot: Slot = { worker, listener: null, fail: null };
+    return new Promise((resolve, reject) => {
+      const onReady = (message: WorkerMessage) => {
+        if (message.type !== 'ready') return;
+        worker.off('message', onReady);
+        worker.on('message', (m: WorkerMessage) => slot.listener?.(m));
+        this.slots.push(slot);
+        this.release(slot);
+        resolve();
+      };
+      worker.on('message', onReady);
+      worker.once('error', (error) => {
+        slot.fail?.(error);
+        reject(error);
+      });
+      worker.once('exit', (code) => {
+        if (this.closed) return;
+        // A worker that dies takes its job with it; a fresh one takes its place.
+        slot.fail?.(new Error(`an eSpeak worker exited with code ${code}`));
+        this.slots.splice(this.slots.indexOf(slot), 1);
+        const index = this.free.indexOf(slot);
+        if (index >= 0) this.free.splice(index, 1);
+        void this.spawn().catch(() => undefined);
+      });
+    });
+  }
+
+  private acquire(): Promise<Slot> {
+    if (this.closed) return Promise.reject(new Error('the eSpeak pool is closed'));
+    const slot = this.free.pop();
+    if (slot) return Promise.resolve(slot);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(slot: Slot): void {
+    slot.listener = null;
+    slot.fail = null;
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(slot);
+    else this.free.push(slot);
+  }
+
+  /** Runs one synthesis; iterate the result for its chunks. Aborting `signal` stops it. */
+  async *synthesize(request: JobRequest, signal: AbortSignal): AsyncGenerator<JobMessage> {
+    const abort = new SharedArrayBuffer(4);
+    yield* this.run({ type: 'synthesize', id: this.nextId++, abort, ...request }, signal, abort);
+  }
+
+  /** Loads the given voices in every worker. */
+  async warm(voices: readonly string[]): Promise<void> {
+    const never = new AbortController().signal;
+    await Promise.all(
+      this.slots.map(async () => {
+        for await (const message of this.run({ type: 'warm', id: this.nextId++, voices }, never, null)) void message;
+      }),
+    );
+  }
+
+  private async *run(job: SynthesisJob | WarmJob, signal: AbortSignal, abort: SharedArrayBuffer | null): AsyncGenerator<JobMessage> {
+    signal.throwIfAborted();
+    const slot = await this.acquire();
+    const queue = new MessageQueue<JobMessage>();
+    slot.listener = (message) => {
+      if (message.type === 'error') queue.fail(new Error(message.message));
+      else if (message.type === 'chunk' || message.type === 'done') queue.push(message);
+    };
+    slot.fail = (error) => queue.fail(error);
+    const stop = () => {
+      if (abort) Atomics.store(new Int32Array(abort), 0, 1);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    let finished = false;
+    try {
+      slot.worker.postMessage(job);
+      for (;;) {
+        const { value } = await queue.next();
+        if (value.type === 'done') {
+          finished = true;
+          yield value;
+          return;
+        }
+        yield value;
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      if (!finished) {
+        // The consumer left early: stop the job and drain it before the worker takes another.
+        stop();
+        try {
+          for (;;) {
+            const { value } = await queue.next();
+            if (value.type === 'done') break;
+          }
+        } catch {
+          // The worker failed or was replaced; nothing left to drain.
+        }
+      }
+      if (this.slots.includes(slot)) this.release(slot);
+    }
+  }
+
+  /** Stops every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    this.slots.length = 0;
+    this.free.length = 0;
+  }
+}

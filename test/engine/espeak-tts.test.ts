@@ -1,0 +1,124 @@
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EspeakPool } from '../../engine/espeak/espeak-pool.js';
+import { EspeakTtsEngine } from '../../engine/espeak/espeak-tts.js';
+import { ESPEAK_VOICE_STYLES, espeakLanguageVoice } from '../../engine/espeak/espeak-voices.js';
+import { LANGUAGES } from '../../src/catalog/languages.js';
+import { VOICES } from '../../src/catalog/voices.js';
+import { collect, joinAudio, rms, textDocument, ttsConformance } from './tts-conformance.js';
+
+let pool: EspeakPool;
+beforeAll(async () => {
+  pool = await EspeakPool.start(Math.min(2, os.availableParallelism()));
+});
+afterAll(async () => pool.close());
+
+ttsConformance('eSpeak NG', () => new EspeakTtsEngine(pool));
+
+/** Fundamental frequency of voiced speech by autocorrelation over 40 ms frames (median). */
+function medianPitchHz(pcm: Int16Array, rate: number): number {
+  const frame = Math.round(rate * 0.04);
+  const estimates: number[] = [];
+  for (let start = 0; start + frame * 2 < pcm.length; start += frame) {
+    const slice = pcm.subarray(start, start + frame * 2);
+    if (rms(slice) < 1500) continue;
+    let bestLag = 0;
+    let best = 0;
+    for (let lag = Math.round(rate / 400); lag <= Math.round(rate / 70); lag++) {
+      let sum = 0;
+      for (let i = 0; i < frame; i++) sum += slice[i]! * slice[i + lag]!;
+      if (sum > best) {
+        best = sum;
+        bestLag = lag;
+      }
+    }
+    if (bestLag > 0) estimates.push(rate / bestLag);
+  }
+  estimates.sort((a, b) => a - b);
+  return estimates[Math.floor(estimates.length / 2)] ?? 0;
+}
+
+async function speak(text: string, language: string, dialect: string | null, voice = 'anna', speed = 1) {
+  const events = await collect(new EspeakTtsEngine(pool), textDocument(text, language, dialect), { voice, speed, style: null, sampleRateHz: 22050 });
+  return joinAudio(events);
+}
+
+describe('eSpeak NG voices and languages', () => {
+  it('has a voice style for every catalog voice and a language voice for every language and dialect', () => {
+    for (const voice of VOICES) expect(ESPEAK_VOICE_STYLES[voice.id], voice.id).toBeDefined();
+    for (const language of LANGUAGES) {
+      for (const dialect of language.dialects) expect(espeakLanguageVoice(language.code, dialect.id), `${language.code}/${dialect.id}`).toBeDefined();
+    }
+  });
+
+  const samples: Record<string, string> = {
+    de: 'Guten Tag, wie kann ich Ihnen helfen?',
+    fr: 'Bonjour, comment puis-je vous aider?',
+    it: 'Buongiorno, come posso aiutarla?',
+    en: 'Good morning, how can I help you?',
+  };
+  for (const language of LANGUAGES) {
+    it(`speaks ${language.code}`, async () => {
+      const pcm = await speak(samples[language.code.slice(0, 2)]!, language.code, language.default_dialect);
+      expect(pcm.length / 22050).toBeGreaterThan(1);
+      expect(pcm.length / 22050).toBeLessThan(5);
+      expect(rms(pcm)).toBeGreaterThan(1000);
+    });
+  }
+
+  it('renders a French sentence differently from the same letters read as German', async () => {
+    const french = await speak('Je voudrais un rendez-vous demain matin.', 'fr-CH', 'standard');
+    const german = await speak('Je voudrais un rendez-vous demain matin.', 'de-CH', 'standard');
+    expect(Math.abs(french.length - german.length) / french.length).toBeGreaterThan(0.05);
+  });
+
+  it('gives the voices audibly different pitch and pace', async () => {
+    const text = 'Ihre Wartezeit beträgt ungefähr drei Minuten. Vielen Dank für Ihre Geduld.';
+    const anna = await speak(text, 'de-CH', 'standard', 'anna');
+    const lea = await speak(text, 'de-CH', 'standard', 'lea');
+    const jonas = await speak(text, 'de-CH', 'standard', 'jonas');
+    const marco = await speak(text, 'de-CH', 'standard', 'marco');
+    const pitch = { anna: medianPitchHz(anna, 22050), lea: medianPitchHz(lea, 22050), jonas: medianPitchHz(jonas, 22050), marco: medianPitchHz(marco, 22050) };
+    // Female voices sit well above male ones; within each pair the pitch or the pace differs.
+    expect(Math.min(pitch.anna, pitch.lea)).toBeGreaterThan(Math.max(pitch.jonas, pitch.marco) * 1.3);
+    expect(pitch.lea).toBeGreaterThan(pitch.anna * 1.05);
+    expect(marco.length).toBeLessThan(jonas.length * 0.9);
+  });
+
+  it('follows speed', async () => {
+    const text = 'Bitte halten Sie Ihre Kundennummer bereit.';
+    const normal = await speak(text, 'de-CH', 'standard', 'anna', 1);
+    const fast = await speak(text, 'de-CH', 'standard', 'anna', 2);
+    const slow = await speak(text, 'de-CH', 'standard', 'anna', 0.5);
+    expect(fast.length).toBeLessThan(normal.length * 0.7);
+    expect(slow.length).toBeGreaterThan(normal.length * 1.5);
+  });
+
+  it('frees the worker after an abort: the next synthesis runs at once', async () => {
+    const engine = new EspeakTtsEngine(pool);
+    const controllers = Array.from({ length: pool.workers }, () => new AbortController());
+    await Promise.all(
+      controllers.map(async (controller) => {
+        const run = (async () => {
+          for await (const event of engine.synthesize(textDocument('Ein sehr langer Text. '.repeat(200)), { voice: 'anna', speed: 1, style: null, sampleRateHz: 22050 }, controller.signal)) {
+            if (event.type === 'audio') controller.abort();
+          }
+        })();
+        await expect(run).rejects.toThrow();
+      }),
+    );
+    const started = performance.now();
+    const pcm = await speak('Weiter geht es.', 'de-CH', 'standard');
+    expect(pcm.length).toBeGreaterThan(10_000);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('never stalls the event loop while four syntheses run', async () => {
+    const histogram = monitorEventLoopDelay({ resolution: 1 });
+    histogram.enable();
+    await Promise.all(Array.from({ length: 4 }, () => speak('Der nächste freie Mitarbeiter ist gleich für Sie da. '.repeat(8), 'de-CH', 'standard')));
+    histogram.disable();
+    expect(histogram.max / 1e6).toBeLessThan(50);
+  });
+});

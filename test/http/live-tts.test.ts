@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
+import { FORMATS } from '../../src/catalog/formats.js';
+import { renderDialects } from '../../src/speech/synthesis-service.js';
+import { probeAudio } from '../helpers/ffmpeg.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** Live keys on the embedded eSpeak NG engine, through the whole HTTP path. */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ SPRACHROHR_TTS_ENGINE: 'espeak' });
+});
+afterAll(async () => t.close());
+
+function synth(body: Record<string, unknown>) {
+  return t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': t.liveKey, 'content-type': 'application/json' }, payload: body });
+}
+
+const RAW: Record<string, string> = { pcm16: 's16le', mulaw: 'mulaw', alaw: 'alaw' };
+
+describe('live POST /v1/tts speaks', () => {
+  for (const format of FORMATS) {
+    it(`in ${format.id} at ${format.default_sample_rate_hz} Hz`, async () => {
+      const response = await synth({ text: 'Grüezi mitenand. Sie sind mit dem Kundendienst verbunden.', format: format.id });
+      expect(response.statusCode, response.body.slice(0, 200)).toBe(200);
+      expect(response.headers['x-speech-environment']).toBe('live');
+      const declared = Number(response.headers['x-speech-audio-duration']);
+      expect(declared).toBeGreaterThan(2);
+      expect(declared).toBeLessThan(8);
+      const raw = RAW[format.id];
+      const probe = await probeAudio(response.rawPayload, raw ? { format: raw, rate: format.default_sample_rate_hz } : undefined);
+      const tolerance = format.id === 'mp3' ? 0.2 : 0.01;
+      expect(Math.abs(probe.decodedSeconds - declared)).toBeLessThan(tolerance);
+    });
+  }
+
+  it('returns mark offsets and exact breaks in the JSON envelope', async () => {
+    const text = '<speak>Willkommen. <mark name="menu"/>Für Deutsch drücken Sie die Eins.<break time="700ms"/><mark name="after-break"/>Merci.</speak>';
+    const response = await synth({ text, format: 'pcm16', sample_rate_hz: 16000, output: 'json' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.marks.map((m: { name: string }) => m.name)).toEqual(['menu', 'after-break']);
+    const [menu, afterBreak] = body.marks as Array<{ offset_seconds: number }>;
+    expect(menu!.offset_seconds).toBeGreaterThan(0.3);
+    expect(afterBreak!.offset_seconds - menu!.offset_seconds).toBeGreaterThan(1.5);
+    const pcm = new Int16Array(Buffer.from(body.audio.data, 'base64').buffer.slice(0));
+    // The 700 ms of silence end exactly at the second mark.
+    const end = Math.round(afterBreak!.offset_seconds * 16000);
+    const silence = pcm.subarray(end - Math.round(0.69 * 16000), end);
+    expect(Math.max(...silence.map(Math.abs))).toBeLessThan(200);
+  });
+
+  it('speaks every catalog language', async () => {
+    const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.liveKey } })).json();
+    expect(capabilities.text_to_speech.engine).toBe('available');
+    for (const language of capabilities.text_to_speech.languages) {
+      for (const dialect of language.dialects) {
+        const response = await synth({ text: 'Hallo, bonjour, buongiorno, hello.', language: language.code, dialect: dialect.id, format: 'pcm16', sample_rate_hz: 8000 });
+        expect(response.statusCode, `${language.code}/${dialect.id}`).toBe(200);
+        expect(Number(response.headers['x-speech-audio-duration'])).toBeGreaterThan(1);
+      }
+    }
+  });
+});
+
+describe('the dialect seam', () => {
+  it('renders de-CH passages in Swiss spelling and leaves other languages alone', () => {
+    const document = renderDialects(
+      {
+        passages: [
+          { language: 'de-CH', dialect: 'zurich', items: [{ type: 'text', text: 'Grüße aus der Straße' }, { type: 'mark', name: 'm' }] },
+          { language: 'de', dialect: 'standard', items: [{ type: 'text', text: 'Grüße' }] },
+        ],
+      },
+      new SwissStandardRenderer(),
+    );
+    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse aus der Strasse' }, { type: 'mark', name: 'm' }]);
+    expect(document.passages[1]!.items).toEqual([{ type: 'text', text: 'Grüße' }]);
+  });
+});
