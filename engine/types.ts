@@ -3,9 +3,26 @@
  * `src/`; the service reaches engines only through the registry.
  */
 
+/** Emphasis levels of markup (spec 2.8). */
+export type EmphasisLevel = 'strong' | 'moderate' | 'reduced' | 'none';
+
+/** Delivery of a stretch of text, relative to the voice's own. */
+export interface Prosody {
+  /** Speaking-rate multiplier (1 = the voice's rate at the requested speed). */
+  readonly rate: number;
+  /** Pitch multiplier (1 = the voice's pitch). */
+  readonly pitch: number;
+  /** Gain in decibels (0 = unchanged; -Infinity = silent). */
+  readonly volumeDb: number;
+  readonly emphasis: EmphasisLevel | null;
+}
+
+/** Delivery that changes nothing. */
+export const NEUTRAL_PROSODY: Prosody = { rate: 1, pitch: 1, volumeDb: 0, emphasis: null };
+
 /** One piece of a passage: words to speak, an exact silence, or a named point. */
 export type SpeechItem =
-  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'text'; readonly text: string; readonly prosody?: Prosody }
   | { readonly type: 'break'; readonly milliseconds: number }
   | { readonly type: 'mark'; readonly name: string };
 

@@ -1,4 +1,5 @@
-import type { Passage, SpeechDocument, SpeechItem, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
+import { applyGain, sameProsody } from '../delivery.js';
+import type { Passage, Prosody, SpeechDocument, SpeechItem, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
 import type { EspeakPool } from './espeak-pool.js';
 import { ESPEAK_VOICE_STYLES, espeakLanguages, espeakLanguageVoice } from './espeak-voices.js';
 
@@ -16,9 +17,25 @@ function unescapeXml(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 }
 
-/** One stretch between breaks as the SSML eSpeak reads, and where each mark sits in it. */
-export function itemsToSsml(items: readonly SpeechItem[]): { ssml: string; marks: Array<{ name: string; position: number }> } {
+/** A stretch of a passage spoken as one eSpeak job, or an exact silence. */
+type Segment = { kind: 'speech'; items: SpeechItem[]; prosody: Prosody | undefined } | { kind: 'break'; milliseconds: number };
+
+/**
+ * One stretch as the SSML eSpeak reads, and where each mark sits in it. Rate, pitch and
+ * emphasis go to eSpeak's own `<prosody>`/`<emphasis>` (measured: they change pace, melody and
+ * stress); volume is applied to the samples, as eSpeak's volume barely moves the level.
+ */
+export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | undefined): { ssml: string; marks: Array<{ name: string; position: number }> } {
   let ssml = '<speak>';
+  const closing: string[] = [];
+  if (prosody && (prosody.rate !== 1 || prosody.pitch !== 1)) {
+    ssml += `<prosody rate="${Math.round(prosody.rate * 100)}%" pitch="${prosody.pitch >= 1 ? '+' : ''}${Math.round((prosody.pitch - 1) * 100)}%">`;
+    closing.unshift('</prosody>');
+  }
+  if (prosody?.emphasis) {
+    ssml += `<emphasis level="${prosody.emphasis}">`;
+    closing.unshift('</emphasis>');
+  }
   const marks: Array<{ name: string; position: number }> = [];
   for (const item of items) {
     if (item.type === 'text') ssml += escapeXml(item.text);
@@ -28,23 +45,24 @@ export function itemsToSsml(items: readonly SpeechItem[]): { ssml: string; marks
       ssml += `<mark name="${escapeXml(item.name)}"/>`;
     }
   }
-  return { ssml: `${ssml}</speak>`, marks };
+  return { ssml: `${ssml}${closing.join('')}</speak>`, marks };
 }
 
 /**
- * Splits a passage at its breaks. eSpeak's own breaks come out shorter than asked (800 ms gave
- * 730 ms here), so breaks are rendered by this engine as exact silence between eSpeak jobs.
+ * Splits a passage at breaks and where the delivery changes. eSpeak's own breaks come out
+ * shorter than asked (800 ms gave 730 ms here), so breaks are exact silence between jobs.
  */
-function segmentsOf(passage: Passage): Array<{ kind: 'speech'; items: SpeechItem[] } | { kind: 'break'; milliseconds: number }> {
-  const segments: Array<{ kind: 'speech'; items: SpeechItem[] } | { kind: 'break'; milliseconds: number }> = [];
+function segmentsOf(passage: Passage): Segment[] {
+  const segments: Segment[] = [];
   for (const item of passage.items) {
     if (item.type === 'break') {
       segments.push({ kind: 'break', milliseconds: item.milliseconds });
       continue;
     }
     const last = segments[segments.length - 1];
-    if (last?.kind === 'speech') last.items.push(item);
-    else segments.push({ kind: 'speech', items: [item] });
+    const prosody = item.type === 'text' ? item.prosody : last?.kind === 'speech' ? last.prosody : undefined;
+    if (last?.kind === 'speech' && (item.type === 'mark' || sameProsody(last.prosody, prosody))) last.items.push(item);
+    else segments.push({ kind: 'speech', items: [item], prosody });
   }
   return segments;
 }
@@ -83,7 +101,8 @@ export class EspeakTtsEngine implements TtsEngine {
           for (const item of segment.items) if (item.type === 'mark') yield { type: 'mark', name: item.name, offsetSeconds: produced / ESPEAK_SAMPLE_RATE_HZ };
           continue;
         }
-        const { ssml, marks } = itemsToSsml(segment.items);
+        const { ssml, marks } = segmentToSsml(segment.items, segment.prosody);
+        const gainDb = segment.prosody ? segment.prosody.volumeDb : 0;
         // eSpeak drops a mark that follows a sentence end; such a mark is placed at the start
         // of the next word instead (or at the end of the stretch), never lost.
         const pending = [...marks];
@@ -107,7 +126,7 @@ export class EspeakTtsEngine implements TtsEngine {
           }
           if (message.pcm.length > 0) {
             produced += message.pcm.length;
-            yield { type: 'audio', pcm: message.pcm, sampleRateHz: ESPEAK_SAMPLE_RATE_HZ };
+            yield { type: 'audio', pcm: applyGain(message.pcm, gainDb), sampleRateHz: ESPEAK_SAMPLE_RATE_HZ };
           }
         }
         for (const mark of pending) yield { type: 'mark', name: mark.name, offsetSeconds: produced / ESPEAK_SAMPLE_RATE_HZ };

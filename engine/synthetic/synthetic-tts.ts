@@ -1,3 +1,4 @@
+import { applyGain, deliveryGainDb, deliveryRate } from '../delivery.js';
 import type { SpeechDocument, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
 
 /** Options of the synthetic engine. */
@@ -58,8 +59,10 @@ export class SyntheticTtsEngine implements TtsEngine {
           pcm = new Int16Array(Math.round((item.milliseconds / 1000) * rate));
         } else {
           // Lay the words out first, then render them all into one array of the exact length.
+          const pace = deliveryRate(item.prosody);
+          const pitch = item.prosody?.pitch ?? 1;
           const words = wordsOf(item.text).map((word) => {
-            const slot = Math.round((word.length + 1) * secondsPerCharacter * rate);
+            const slot = Math.round(((word.length + 1) * secondsPerCharacter * rate) / pace);
             return { word, slot, tone: Math.round(slot * TONE_SHARE) };
           });
           // Every sample is written below (beep, then gap), so the memory is not zeroed first.
@@ -68,10 +71,11 @@ export class SyntheticTtsEngine implements TtsEngine {
           let at = 0;
           for (const { word, slot, tone } of words) {
             yield { type: 'word', text: word, offsetSeconds: (produced + at) / rate };
-            writeBeep(pcm, at, toneOf(pitchOf(word), rate), tone, fade);
+            writeBeep(pcm, at, toneOf(Math.round(pitchOf(word) * pitch), rate), tone, fade);
             pcm.fill(0, at + tone, at + slot);
             at += slot;
           }
+          applyGain(pcm, deliveryGainDb(item.prosody));
         }
         for (let at = 0; at < pcm.length; at += chunkSamples) {
           signal.throwIfAborted();

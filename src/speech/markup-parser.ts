@@ -1,6 +1,8 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import type { Passage, SpeechDocument, SpeechItem } from '../../engine/types.js';
+import { NEUTRAL_PROSODY, type EmphasisLevel, type Passage, type Prosody, type SpeechDocument, type SpeechItem } from '../../engine/types.js';
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
+import { sameProsody } from '../../engine/delivery.js';
+import { nestProsody, withEmphasis } from './prosody.js';
 
 /** A markup document that cannot be rendered; `message` is the detail a client sees. */
 export class MarkupError extends Error {
@@ -56,6 +58,7 @@ interface Frame {
   readonly dialect: string | null;
   /** Inside `<sub>`: the alias is spoken, the content is not. */
   readonly silenced: boolean;
+  readonly prosody: Prosody;
 }
 
 /**
@@ -86,8 +89,11 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
   const push = (item: SpeechItem): void => {
     const items = passageFor(current()).items;
     const previous = items[items.length - 1];
-    if (item.type === 'text' && previous?.type === 'text') items[items.length - 1] = { type: 'text', text: previous.text + item.text };
-    else items.push(item);
+    if (item.type === 'text' && previous?.type === 'text' && sameProsody(previous.prosody, item.prosody)) {
+      items[items.length - 1] = { ...previous, text: previous.text + item.text };
+    } else {
+      items.push(item);
+    }
   };
 
   parser.on('doctype', () => fail(`a DOCTYPE is not allowed in markup (${where()})`));
@@ -103,10 +109,10 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
     if (stack.length > 0 && name === 'speak') fail(`<speak> may only be the root element (${where()})`);
     if (REFUSED_WITH_REASON[name]) fail(REFUSED_WITH_REASON[name]!);
     if (!SUPPORTED.includes(name)) fail(`<${name}> is not supported (${where()}); supported elements: ${SUPPORTED.join(', ')}`);
-    const outer = stack[stack.length - 1] ?? { name: '', language: defaults.language, dialect: defaults.dialect, silenced: false };
+    const outer = stack[stack.length - 1] ?? { name: '', language: defaults.language, dialect: defaults.dialect, silenced: false, prosody: NEUTRAL_PROSODY };
     if (outer.silenced) fail(`<sub> may contain only text, not <${name}> (${where()})`);
     const attribute = (key: string): string | undefined => tag.attributes[key];
-    let frame: Frame = { name, language: outer.language, dialect: outer.dialect, silenced: false };
+    let frame: Frame = { name, language: outer.language, dialect: outer.dialect, silenced: false, prosody: outer.prosody };
     switch (name) {
       case 'speak':
       case 'lang': {
@@ -147,7 +153,7 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
       case 'sub': {
         const alias = attribute('alias');
         if (alias === undefined || alias.trim() === '') fail(`<sub> needs a non-empty alias attribute (${where()})`);
-        push({ type: 'text', text: ` ${alias} ` });
+        push(spoken(` ${alias} `, outer.prosody));
         frame = { ...frame, silenced: true };
         break;
       }
@@ -159,11 +165,13 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
           if (!pattern) fail(`<prosody ${key}="…">: the attribute is not supported; use rate, pitch or volume`);
           if (!pattern!.test(tag.attributes[key]!)) fail(`<prosody ${key}="${tag.attributes[key]}">: the value is not valid`);
         }
+        frame = { ...frame, prosody: nestProsody(outer.prosody, tag.attributes) };
         break;
       }
       case 'emphasis': {
         const level = attribute('level') ?? 'moderate';
         if (!EMPHASIS_LEVELS.includes(level)) fail(`<emphasis level="${level}">: use one of ${EMPHASIS_LEVELS.join(', ')}`);
+        frame = { ...frame, prosody: withEmphasis(outer.prosody, level as EmphasisLevel) };
         break;
       }
       case 'mark': {
@@ -181,7 +189,7 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
       if (value.trim() !== '') fail(`text outside <speak> is not allowed (${where()})`);
       return;
     }
-    if (!current().silenced) push({ type: 'text', text: value });
+    if (!current().silenced) push(spoken(value, current().prosody));
   });
   parser.on('closetag', (tag) => {
     stack.pop();
@@ -203,6 +211,11 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
   return finish(passages, markNames);
 }
 
+/** A text item; neutral delivery is left implicit. */
+function spoken(text: string, prosody: Prosody): SpeechItem {
+  return sameProsody(prosody, NEUTRAL_PROSODY) ? { type: 'text', text } : { type: 'text', text, prosody };
+}
+
 /** Wraps plain text as a one-passage document. */
 export function plainTextDocument(text: string, defaults: SpeechDefaults): ParsedSpeech {
   return finish([{ language: defaults.language, dialect: defaults.dialect, items: [{ type: 'text', text }] }], []);
@@ -213,7 +226,7 @@ function finish(raw: Array<{ language: string; dialect: string | null; items: Sp
   const spokenTexts: string[] = [];
   for (const passage of raw) {
     const items = passage.items
-      .map((item): SpeechItem => (item.type === 'text' ? { type: 'text', text: item.text.replace(/\s+/g, ' ') } : item))
+      .map((item): SpeechItem => (item.type === 'text' ? { ...item, text: item.text.replace(/\s+/g, ' ') } : item))
       .filter((item) => item.type !== 'text' || item.text.trim() !== '');
     for (const item of items) if (item.type === 'text') spokenTexts.push(item.text);
     if (items.length > 0) passages.push({ language: passage.language, dialect: passage.dialect, items });

@@ -55,7 +55,7 @@ export function renderDialects(document: SpeechDocument, renderer: DialectRender
     passages: document.passages.map((passage) =>
       passage.language !== 'de-CH'
         ? passage
-        : { ...passage, items: passage.items.map((item) => (item.type === 'text' ? { type: 'text', text: renderer.render(item.text, passage.dialect) } : item)) },
+        : { ...passage, items: passage.items.map((item) => (item.type === 'text' ? { ...item, text: renderer.render(item.text, passage.dialect) } : item)) },
     ),
   };
 }

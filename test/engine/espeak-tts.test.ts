@@ -6,6 +6,7 @@ import { EspeakTtsEngine } from '../../engine/espeak/espeak-tts.js';
 import { ESPEAK_VOICE_STYLES, espeakLanguageVoice } from '../../engine/espeak/espeak-voices.js';
 import { LANGUAGES } from '../../src/catalog/languages.js';
 import { VOICES } from '../../src/catalog/voices.js';
+import { medianPitchHz } from '../helpers/audio-analysis.js';
 import { collect, joinAudio, rms, textDocument, ttsConformance } from './tts-conformance.js';
 
 let pool: EspeakPool;
@@ -15,29 +16,6 @@ beforeAll(async () => {
 afterAll(async () => pool.close());
 
 ttsConformance('eSpeak NG', () => new EspeakTtsEngine(pool));
-
-/** Fundamental frequency of voiced speech by autocorrelation over 40 ms frames (median). */
-function medianPitchHz(pcm: Int16Array, rate: number): number {
-  const frame = Math.round(rate * 0.04);
-  const estimates: number[] = [];
-  for (let start = 0; start + frame * 2 < pcm.length; start += frame) {
-    const slice = pcm.subarray(start, start + frame * 2);
-    if (rms(slice) < 1500) continue;
-    let bestLag = 0;
-    let best = 0;
-    for (let lag = Math.round(rate / 400); lag <= Math.round(rate / 70); lag++) {
-      let sum = 0;
-      for (let i = 0; i < frame; i++) sum += slice[i]! * slice[i + lag]!;
-      if (sum > best) {
-        best = sum;
-        bestLag = lag;
-      }
-    }
-    if (bestLag > 0) estimates.push(rate / bestLag);
-  }
-  estimates.sort((a, b) => a - b);
-  return estimates[Math.floor(estimates.length / 2)] ?? 0;
-}
 
 async function speak(text: string, language: string, dialect: string | null, voice = 'anna', speed = 1) {
   const events = await collect(new EspeakTtsEngine(pool), textDocument(text, language, dialect), { voice, speed, style: null, sampleRateHz: 22050 });

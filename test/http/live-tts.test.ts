@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
 import { FORMATS } from '../../src/catalog/formats.js';
 import { renderDialects } from '../../src/speech/synthesis-service.js';
+import { rms } from '../engine/tts-conformance.js';
+import { medianPitchHz } from '../helpers/audio-analysis.js';
 import { probeAudio } from '../helpers/ffmpeg.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -76,5 +78,38 @@ describe('the dialect seam', () => {
     );
     expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse aus der Strasse' }, { type: 'mark', name: 'm' }]);
     expect(document.passages[1]!.items).toEqual([{ type: 'text', text: 'Grüße' }]);
+  });
+});
+
+describe('markup delivery takes audible effect', () => {
+  const SENTENCE = 'Ihre Wartezeit beträgt ungefähr drei Minuten.';
+  async function render(inner: string) {
+    const response = await synth({ text: `<speak>${inner}</speak>`, format: 'pcm16', sample_rate_hz: 16000 });
+    expect(response.statusCode, response.body.slice(0, 200)).toBe(200);
+    const pcm = new Int16Array(response.rawPayload.buffer.slice(response.rawPayload.byteOffset, response.rawPayload.byteOffset + response.rawPayload.length));
+    return { seconds: pcm.length / 16000, pitch: medianPitchHz(pcm, 16000), level: rms(pcm) };
+  }
+
+  it('changes rate, pitch, volume and emphasis', async () => {
+    const plain = await render(SENTENCE);
+    const slow = await render(`<prosody rate="slow">${SENTENCE}</prosody>`);
+    const high = await render(`<prosody pitch="x-high">${SENTENCE}</prosody>`);
+    const loud = await render(`<prosody volume="+6dB">${SENTENCE}</prosody>`);
+    const soft = await render(`<prosody volume="x-soft">${SENTENCE}</prosody>`);
+    const stressed = await render(`<emphasis level="strong">${SENTENCE}</emphasis>`);
+    expect(slow.seconds / plain.seconds).toBeGreaterThan(1.2);
+    expect(high.pitch / plain.pitch).toBeGreaterThan(1.1);
+    expect(loud.level / plain.level).toBeGreaterThan(1.8);
+    expect(soft.level / plain.level).toBeLessThan(0.3);
+    expect(stressed.seconds).toBeGreaterThan(plain.seconds * 1.1);
+  });
+
+  it('nests prosody and returns to the outer delivery after it', async () => {
+    const nested = await render(`<prosody rate="80%"><prosody rate="80%">${SENTENCE}</prosody></prosody>`);
+    const single = await render(`<prosody rate="80%">${SENTENCE}</prosody>`);
+    expect(nested.seconds).toBeGreaterThan(single.seconds * 1.1);
+    const after = await render(`<prosody volume="x-soft">Leise.</prosody> ${SENTENCE}`);
+    const plain = await render(`Leise. ${SENTENCE}`);
+    expect(after.level / plain.level).toBeGreaterThan(0.7);
   });
 });
