@@ -2,6 +2,7 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { NEUTRAL_PROSODY, type EmphasisLevel, type Passage, type Prosody, type SpeechDocument, type SpeechItem } from '../../engine/types.js';
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
 import { sameProsody } from '../../engine/delivery.js';
+import { sayAs, SayAsError, type SayAsKind } from '../../engine/text/normaliser.js';
 import { nestProsody, withEmphasis } from './prosody.js';
 
 /** A markup document that cannot be rendered; `message` is the detail a client sees. */
@@ -58,6 +59,8 @@ interface Frame {
   readonly dialect: string | null;
   /** Inside `<sub>`: the alias is spoken, the content is not. */
   readonly silenced: boolean;
+  /** Inside `<say-as>`: the kind, and the content collected until the element closes. */
+  readonly sayAs?: { readonly kind: SayAsKind; content: string };
   readonly prosody: Prosody;
 }
 
@@ -110,7 +113,7 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
     if (REFUSED_WITH_REASON[name]) fail(REFUSED_WITH_REASON[name]!);
     if (!SUPPORTED.includes(name)) fail(`<${name}> is not supported (${where()}); supported elements: ${SUPPORTED.join(', ')}`);
     const outer = stack[stack.length - 1] ?? { name: '', language: defaults.language, dialect: defaults.dialect, silenced: false, prosody: NEUTRAL_PROSODY };
-    if (outer.silenced) fail(`<sub> may contain only text, not <${name}> (${where()})`);
+    if (outer.silenced) fail(`<${outer.name}> may contain only text, not <${name}> (${where()})`);
     const attribute = (key: string): string | undefined => tag.attributes[key];
     let frame: Frame = { name, language: outer.language, dialect: outer.dialect, silenced: false, prosody: outer.prosody };
     switch (name) {
@@ -148,6 +151,8 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
         if (!value || !SAY_AS_VALUES.includes(value)) {
           fail(`<say-as interpret-as="${value ?? ''}">: use one of ${SAY_AS_VALUES.join(', ')}`);
         }
+        // The content is collected and rewritten into words when the element closes.
+        frame = { ...frame, silenced: true, sayAs: { kind: value as SayAsKind, content: '' } };
         break;
       }
       case 'sub': {
@@ -189,11 +194,21 @@ export function parseMarkup(text: string, defaults: SpeechDefaults): ParsedSpeec
       if (value.trim() !== '') fail(`text outside <speak> is not allowed (${where()})`);
       return;
     }
-    if (!current().silenced) push(spoken(value, current().prosody));
+    const frame = current();
+    if (frame.sayAs) frame.sayAs.content += value;
+    else if (!frame.silenced) push(spoken(value, frame.prosody));
   });
   parser.on('closetag', (tag) => {
-    stack.pop();
+    const closed = stack.pop();
     if (stack.length === 0) return;
+    if (closed?.sayAs) {
+      try {
+        push(spoken(` ${sayAs(closed.sayAs.kind, closed.sayAs.content, closed.language)} `, closed.prosody));
+      } catch (error) {
+        if (error instanceof SayAsError) fail(`<say-as interpret-as="${closed.sayAs.kind}">: ${error.message}`);
+        throw error;
+      }
+    }
     if (tag.name === 'p') push({ type: 'break', milliseconds: PARAGRAPH_PAUSE_MS });
     if (tag.name === 's') push({ type: 'break', milliseconds: SENTENCE_PAUSE_MS });
   });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
+import { normaliseText } from '../../engine/text/normaliser.js';
 import type { SpeechDocument, TtsEngine } from '../../engine/types.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
@@ -49,14 +50,21 @@ function joinChunks(chunks: readonly Int16Array[], samples: number): Int16Array 
   return pcm;
 }
 
-/** Passes every Swiss German passage through the dialect renderer (spec 2.5). */
-export function renderDialects(document: SpeechDocument, renderer: DialectRenderer): SpeechDocument {
+/**
+ * Turns written text into what is said: numbers, dates, times, money, phone numbers and
+ * abbreviations are written out in the passage's language, then every Swiss German passage
+ * passes through the dialect renderer (spec 2.5).
+ */
+export function prepareSpeech(document: SpeechDocument, renderer: DialectRenderer): SpeechDocument {
   return {
-    passages: document.passages.map((passage) =>
-      passage.language !== 'de-CH'
-        ? passage
-        : { ...passage, items: passage.items.map((item) => (item.type === 'text' ? { ...item, text: renderer.render(item.text, passage.dialect) } : item)) },
-    ),
+    passages: document.passages.map((passage) => ({
+      ...passage,
+      items: passage.items.map((item) => {
+        if (item.type !== 'text') return item;
+        const said = normaliseText(item.text, passage.language);
+        return { ...item, text: passage.language === 'de-CH' ? renderer.render(said, passage.dialect) : said };
+      }),
+    })),
   };
 }
 
@@ -103,7 +111,7 @@ export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, pla
     samples += pcm.length;
   };
   try {
-    for await (const event of engine.synthesize(renderDialects(plan.speech.document, dialect), options, signal)) {
+    for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect), options, signal)) {
       if (event.type === 'audio') {
         keep(rate.push(event.pcm, event.sampleRateHz));
       } else if (event.type === 'mark') {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
 import { FORMATS } from '../../src/catalog/formats.js';
-import { renderDialects } from '../../src/speech/synthesis-service.js';
+import { prepareSpeech } from '../../src/speech/synthesis-service.js';
 import { rms } from '../engine/tts-conformance.js';
 import { medianPitchHz } from '../helpers/audio-analysis.js';
 import { probeAudio } from '../helpers/ffmpeg.js';
@@ -67,7 +67,7 @@ describe('live POST /v1/tts speaks', () => {
 
 describe('the dialect seam', () => {
   it('renders de-CH passages in Swiss spelling and leaves other languages alone', () => {
-    const document = renderDialects(
+    const document = prepareSpeech(
       {
         passages: [
           { language: 'de-CH', dialect: 'zurich', items: [{ type: 'text', text: 'Grüße aus der Straße' }, { type: 'mark', name: 'm' }] },

@@ -126,6 +126,21 @@ function longestSilence(pcm: Int16Array): number {
   return best;
 }
 
+describe('markup expansion in the sandbox', () => {
+  it('counts the characters of say-as and sub expansions, not of the markup', async () => {
+    const text = '<speak>Tel. <say-as interpret-as="telephone">044 668 18 00</say-as>, <sub alias="World Wide Web">WWW</sub></speak>';
+    const body = (await synth({ text, output: 'json', format: 'pcm16' })).json();
+    const spoken = 'Tel. null vier vier, sechs sechs acht, eins acht, null null , World Wide Web';
+    expect(body.characters).toBe(spoken.replace(/\s+/g, ' ').length);
+  });
+
+  it('speaks written-out numbers: a price takes as long as its words', async () => {
+    const digits = await synth({ text: 'CHF 1234.50', format: 'pcm16', sample_rate_hz: 8000 });
+    const words = await synth({ text: 'eintausendzweihundertvierunddreissig Franken fünfzig', format: 'pcm16', sample_rate_hz: 8000 });
+    expect(digits.rawPayload.equals(words.rawPayload)).toBe(true);
+  });
+});
+
 describe('POST /v1/tts validation', () => {
   const cases: Array<[string, unknown, number, string, RegExp]> = [
     ['missing text', { voice: 'anna' }, 400, 'tts.text_required', /text is required/],
@@ -157,6 +172,8 @@ describe('POST /v1/tts validation', () => {
     ['bad break time', { text: '<speak>a<break time="soon"/></speak>' }, 400, 'tts.invalid_ssml', /500ms/],
     ['unknown say-as', { text: '<speak><say-as interpret-as="spell">x</say-as></speak>' }, 400, 'tts.invalid_ssml', /digits, telephone/],
     ['unknown lang', { text: '<speak><lang xml:lang="tlh">x</lang></speak>' }, 400, 'tts.invalid_ssml', /tlh/],
+    ['say-as date that is no date', { text: '<speak><say-as interpret-as="date">morgen</say-as></speak>' }, 400, 'tts.invalid_ssml', /<say-as interpret-as="date">: "morgen" is not a date/],
+    ['an element inside say-as', { text: '<speak><say-as interpret-as="digits">1<break/>2</say-as></speak>' }, 400, 'tts.invalid_ssml', /<say-as> may contain only text, not <break>/],
     ['doctype entity', { text: '<speak><!DOCTYPE x [<!ENTITY a "aaaa">]>&a;</speak>' }, 400, 'tts.invalid_ssml', /DOCTYPE|well-formed/],
     ['too deep', { text: `<speak>${'<p>'.repeat(40)}x${'</p>'.repeat(40)}</speak>` }, 400, 'tts.invalid_ssml', /nested more than 32/],
   ];
