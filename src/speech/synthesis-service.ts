@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
 import { normaliseText } from '../../engine/text/normaliser.js';
-import type { SpeechDocument, TtsEngine } from '../../engine/types.js';
+import { sameProsody } from '../../engine/delivery.js';
+import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine } from '../../engine/types.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
 import { encodeAudio } from '../audio/encode.js';
 import { ApiError } from '../errors.js';
+import { combineDelivery, styleDelivery } from './style.js';
 import type { SynthesisPlan } from './synthesis-request.js';
 
 /** A finished batch synthesis: encoded bytes and what describes them. */
@@ -55,14 +57,16 @@ function joinChunks(chunks: readonly Int16Array[], samples: number): Int16Array 
  * abbreviations are written out in the passage's language, then every Swiss German passage
  * passes through the dialect renderer (spec 2.5).
  */
-export function prepareSpeech(document: SpeechDocument, renderer: DialectRenderer): SpeechDocument {
+export function prepareSpeech(document: SpeechDocument, renderer: DialectRenderer, style: Prosody = NEUTRAL_PROSODY): SpeechDocument {
+  const styled = !sameProsody(style, NEUTRAL_PROSODY);
   return {
     passages: document.passages.map((passage) => ({
       ...passage,
       items: passage.items.map((item) => {
         if (item.type !== 'text') return item;
         const said = normaliseText(item.text, passage.language);
-        return { ...item, text: passage.language === 'de-CH' ? renderer.render(said, passage.dialect) : said };
+        const text = passage.language === 'de-CH' ? renderer.render(said, passage.dialect) : said;
+        return styled ? { ...item, text, prosody: combineDelivery(style, item.prosody) } : { ...item, text };
       }),
     })),
   };
@@ -111,7 +115,7 @@ export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, pla
     samples += pcm.length;
   };
   try {
-    for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect), options, signal)) {
+    for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal)) {
       if (event.type === 'audio') {
         keep(rate.push(event.pcm, event.sampleRateHz));
       } else if (event.type === 'mark') {

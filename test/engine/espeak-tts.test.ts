@@ -60,7 +60,7 @@ describe('eSpeak NG voices and languages', () => {
     const pitch = { anna: medianPitchHz(anna, 22050), lea: medianPitchHz(lea, 22050), jonas: medianPitchHz(jonas, 22050), marco: medianPitchHz(marco, 22050) };
     // Female voices sit well above male ones; within each pair the pitch or the pace differs.
     expect(Math.min(pitch.anna, pitch.lea)).toBeGreaterThan(Math.max(pitch.jonas, pitch.marco) * 1.3);
-    expect(pitch.lea).toBeGreaterThan(pitch.anna * 1.05);
+    expect(pitch.lea).toBeGreaterThan(pitch.anna * 1.1);
     expect(marco.length).toBeLessThan(jonas.length * 0.9);
   });
 

@@ -113,3 +113,30 @@ describe('markup delivery takes audible effect', () => {
     expect(after.level / plain.level).toBeGreaterThan(0.7);
   });
 });
+
+describe('style steers delivery and never the words', () => {
+  const TEXT = 'Vielen Dank für Ihren Anruf. Wir sind gleich für Sie da.';
+  async function render(style: string | undefined) {
+    const response = await synth({ text: TEXT, format: 'pcm16', sample_rate_hz: 16000, ...(style ? { style } : {}) });
+    expect(response.statusCode).toBe(200);
+    const pcm = new Int16Array(response.rawPayload.buffer.slice(response.rawPayload.byteOffset, response.rawPayload.byteOffset + response.rawPayload.length));
+    return { seconds: pcm.length / 16000, pitch: medianPitchHz(pcm, 16000), level: rms(pcm) };
+  }
+
+  it('slows for a calm style, lifts the pitch for a cheerful one, softens for a quiet one', async () => {
+    const plain = await render(undefined);
+    expect((await render('ruhig und beruhigend')).seconds / plain.seconds).toBeGreaterThan(1.1);
+    expect((await render('urgent, please hurry')).seconds / plain.seconds).toBeLessThan(0.92);
+    expect((await render('fröhlich und freundlich')).pitch / plain.pitch).toBeGreaterThan(1.05);
+    expect((await render('leise, fast flüsternd')).level / plain.level).toBeLessThan(0.6);
+  });
+
+  it('changes nothing for a prompt without a manner word', async () => {
+    const plain = await render(undefined);
+    const other = await render('Read this for the customer hotline of a bank.');
+    // eSpeak's output differs by a few samples from call to call, so compare what is heard.
+    expect(Math.abs(other.seconds / plain.seconds - 1)).toBeLessThan(0.01);
+    expect(Math.abs(other.pitch / plain.pitch - 1)).toBeLessThan(0.03);
+    expect(Math.abs(other.level / plain.level - 1)).toBeLessThan(0.05);
+  });
+});
