@@ -46,38 +46,81 @@ function opusTags(): Buffer {
 }
 
 /**
- * Encodes mono PCM16 into an Ogg Opus file (RFC 7845) with 20 ms frames. The stream's
- * `serial` is an input so that the same request gives the same bytes.
+ * Mono PCM16 to Ogg Opus (RFC 7845) in 20 ms frames, chunk by chunk. Pages of one second are
+ * handed out as they fill; the last page carries the exact end position, so decoders trim the
+ * stream to the true length.
  */
-export function encodeOggOpus(pcm: Int16Array, sampleRateHz: number, serial: number): Buffer {
-  const encoder = new opus.OpusEncoder(sampleRateHz, 1);
-  encoder.setBitrate(bitrateFor(sampleRateHz));
-  encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, COMPLEXITY);
-  const frameSamples = (sampleRateHz * FRAME_MS) / 1000;
-  const toGranule = 48_000 / sampleRateHz;
-  // Feed the look-ahead as trailing silence so the last real samples come out of the decoder.
-  const lookahead = Math.ceil(PRE_SKIP_48K / toGranule);
-  const frames = Math.max(1, Math.ceil((pcm.length + lookahead) / frameSamples));
-  const writer = new OggPageWriter(serial);
-  const out: Buffer[] = [
-    writer.page([opusHead(sampleRateHz)], 0n, PAGE_FLAGS.beginOfStream),
-    writer.page([opusTags()], 0n),
-  ];
-  const frameBuffer = Buffer.alloc(frameSamples * 2);
-  const endGranule = BigInt(PRE_SKIP_48K + Math.round(pcm.length * toGranule));
-  let pending: Buffer[] = [];
-  for (let i = 0; i < frames; i++) {
-    frameBuffer.fill(0);
-    const start = i * frameSamples;
-    const slice = pcm.subarray(start, Math.min(start + frameSamples, pcm.length));
-    Buffer.from(slice.buffer, slice.byteOffset, slice.byteLength).copy(frameBuffer);
-    pending.push(encoder.encode(frameBuffer));
-    const last = i === frames - 1;
-    if (pending.length === PACKETS_PER_PAGE || last) {
-      const granule = last ? endGranule : BigInt(Math.round((i + 1) * frameSamples * toGranule));
-      out.push(writer.page(pending, granule, last ? PAGE_FLAGS.endOfStream : 0));
-      pending = [];
-    }
+export class OggOpusStreamEncoder {
+  private readonly encoder: InstanceType<typeof opus.OpusEncoder>;
+  private readonly writer: OggPageWriter;
+  private readonly frameSamples: number;
+  private readonly toGranule: number;
+  private readonly frame: Buffer;
+  private filled = 0;
+  private samplesIn = 0;
+  private framesOut = 0;
+  private packets: Buffer[] = [];
+  private started = false;
+
+  constructor(private readonly sampleRateHz: number, serial: number) {
+    this.encoder = new opus.OpusEncoder(sampleRateHz, 1);
+    this.encoder.setBitrate(bitrateFor(sampleRateHz));
+    this.encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, COMPLEXITY);
+    this.writer = new OggPageWriter(serial);
+    this.frameSamples = (sampleRateHz * FRAME_MS) / 1000;
+    this.toGranule = 48_000 / sampleRateHz;
+    this.frame = Buffer.alloc(this.frameSamples * 2);
   }
-  return Buffer.concat(out);
+
+  write(pcm: Int16Array): Buffer[] {
+    const out = this.headers();
+    this.samplesIn += pcm.length;
+    let offset = 0;
+    while (offset < pcm.length) {
+      const take = Math.min(this.frameSamples - this.filled, pcm.length - offset);
+      const part = pcm.subarray(offset, offset + take);
+      Buffer.from(part.buffer, part.byteOffset, part.byteLength).copy(this.frame, this.filled * 2);
+      this.filled += take;
+      offset += take;
+      if (this.filled === this.frameSamples) out.push(...this.encodeFrame(false));
+    }
+    return out;
+  }
+
+  end(): Buffer[] {
+    const out = this.headers();
+    // Feed the look-ahead as trailing silence so the last real samples come out of the decoder.
+    let padding = Math.ceil(PRE_SKIP_48K / this.toGranule);
+    do {
+      const take = Math.min(this.frameSamples - this.filled, padding);
+      this.frame.fill(0, this.filled * 2, (this.filled + take) * 2);
+      this.filled += take;
+      padding -= take;
+      if (this.filled === this.frameSamples || padding <= 0) {
+        this.frame.fill(0, this.filled * 2);
+        this.filled = this.frameSamples;
+        out.push(...this.encodeFrame(padding <= 0));
+      }
+    } while (padding > 0);
+    return out;
+  }
+
+  private headers(): Buffer[] {
+    if (this.started) return [];
+    this.started = true;
+    return [this.writer.page([opusHead(this.sampleRateHz)], 0n, PAGE_FLAGS.beginOfStream), this.writer.page([opusTags()], 0n)];
+  }
+
+  private encodeFrame(last: boolean): Buffer[] {
+    this.packets.push(this.encoder.encode(this.frame));
+    this.filled = 0;
+    this.framesOut++;
+    if (this.packets.length < PACKETS_PER_PAGE && !last) return [];
+    const granule = last
+      ? BigInt(PRE_SKIP_48K + Math.round(this.samplesIn * this.toGranule))
+      : BigInt(Math.round(this.framesOut * this.frameSamples * this.toGranule));
+    const page = this.writer.page(this.packets, granule, last ? PAGE_FLAGS.endOfStream : 0);
+    this.packets = [];
+    return [page];
+  }
 }

@@ -5,8 +5,9 @@ import { sameProsody } from '../../engine/delivery.js';
 import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine } from '../../engine/types.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
-import { encodeAudio } from '../audio/encode.js';
+import { createStreamEncoder, type StreamEncoder } from '../audio/stream-encoder.js';
 import { ApiError } from '../errors.js';
+import { breathe } from './event-loop-budget.js';
 import { combineDelivery, styleDelivery } from './style.js';
 import type { SynthesisPlan } from './synthesis-request.js';
 
@@ -27,29 +28,6 @@ function serialOf(plan: SynthesisPlan): number {
     .update(JSON.stringify([plan.voice, plan.language, plan.dialect, plan.speed, plan.style, plan.format.id, plan.sampleRateHz, plan.speech.document]))
     .digest();
   return digest.readUInt32LE(0);
-}
-
-/**
- * Joins PCM chunks into one array. Engines that render into one buffer hand out consecutive
- * views of it; those are joined without copying.
- */
-function joinChunks(chunks: readonly Int16Array[], samples: number): Int16Array {
-  const first = chunks[0];
-  if (!first) return new Int16Array(0);
-  let contiguous = true;
-  for (let i = 1; i < chunks.length && contiguous; i++) {
-    const previous = chunks[i - 1]!;
-    contiguous = chunks[i]!.buffer === first.buffer && chunks[i]!.byteOffset === previous.byteOffset + previous.byteLength;
-  }
-  if (contiguous) return new Int16Array(first.buffer, first.byteOffset, samples);
-  // Every sample is overwritten below, so the memory need not be zeroed first.
-  const pcm = new Int16Array(Buffer.allocUnsafeSlow(samples * 2).buffer, 0, samples);
-  let offset = 0;
-  for (const chunk of chunks) {
-    pcm.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return pcm;
 }
 
 /**
@@ -88,10 +66,12 @@ class RateMatcher {
     return this.resampler.process(pcm);
   }
 
+  /** The resampler's held-back tail (once), and frees it; later calls return null. */
   finish(): Int16Array | null {
     if (!this.resampler) return null;
     const tail = this.resampler.flush();
     this.resampler.destroy();
+    this.resampler = null;
     return tail;
   }
 }
@@ -104,34 +84,44 @@ export interface SynthesisEngines {
 
 /** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
 export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
-  const chunks: Int16Array[] = [];
-  let samples = 0;
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz };
   const rate = new RateMatcher(plan.sampleRateHz);
-  const keep = (pcm: Int16Array): void => {
+  let encoder: StreamEncoder;
+  await breathe();
+  try {
+    encoder = await createStreamEncoder(plan.format.id, plan.sampleRateHz, serialOf(plan));
+  } catch (error) {
+    throw new ApiError('tts.encode_failed', null, { cause: error });
+  }
+  await breathe();
+  const parts: Buffer[] = [];
+  let samples = 0;
+  // Each chunk is resampled and encoded as it arrives, so no step holds the event loop long.
+  const encode = (pcm: Int16Array): void => {
     if (pcm.length === 0) return;
-    chunks.push(pcm);
     samples += pcm.length;
+    try {
+      parts.push(...encoder.write(pcm));
+    } catch (error) {
+      throw new ApiError('tts.encode_failed', null, { cause: error });
+    }
   };
   try {
     for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal)) {
       if (event.type === 'audio') {
-        keep(rate.push(event.pcm, event.sampleRateHz));
+        encode(rate.push(event.pcm, event.sampleRateHz));
+        await breathe();
       } else if (event.type === 'mark') {
         marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
       }
     }
-  } finally {
     const tail = rate.finish();
-    if (tail) keep(tail);
+    if (tail) encode(tail);
+    parts.push(...encoder.end());
+  } finally {
+    rate.finish();
   }
-  const pcm = joinChunks(chunks, samples);
-  let audio: Buffer;
-  try {
-    audio = encodeAudio(plan.format.id, pcm, plan.sampleRateHz, serialOf(plan));
-  } catch (error) {
-    throw new ApiError('tts.encode_failed', null, { cause: error });
-  }
+  const audio = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: samples / plan.sampleRateHz, marks };
 }

@@ -1,12 +1,13 @@
 /**
  * Encoding cost of each output format per second of audio: how many times faster than real
- * time each encoder runs, at the format's default rate and at its extreme rates.
+ * time each encoder runs, at the format's default rate and at its extreme rates. Audio goes in
+ * as 100 ms chunks, as synthesis delivers it.
  * Run: npm run bench (or: node --import tsx test/bench/encode-formats.bench.ts)
  */
 import { performance } from 'node:perf_hooks';
-import { encodeAudio } from '../../src/audio/encode.js';
+import { createStreamEncoder } from '../../src/audio/stream-encoder.js';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
-import { FORMATS } from '../../src/catalog/formats.js';
+import { FORMATS, type FormatId } from '../../src/catalog/formats.js';
 
 const AUDIO_SECONDS = 10;
 const ROUNDS = 10;
@@ -26,6 +27,16 @@ function testSignal(rate: number): Int16Array {
   return pcm;
 }
 
+/** Encodes a signal through a stream encoder in 100 ms chunks. */
+async function encodeInChunks(format: FormatId, pcm: Int16Array, rate: number): Promise<number> {
+  const encoder = await createStreamEncoder(format, rate, 1);
+  const chunk = rate / 10;
+  let bytes = 0;
+  for (let at = 0; at < pcm.length; at += chunk) for (const part of encoder.write(pcm.subarray(at, at + chunk))) bytes += part.length;
+  for (const part of encoder.end()) bytes += part.length;
+  return bytes;
+}
+
 export interface EncodeFigure {
   format: string;
   rateHz: number;
@@ -41,11 +52,11 @@ export async function benchEncoding(): Promise<EncodeFigure[]> {
     const rates = [...new Set([format.sample_rates_hz[0]!, format.default_sample_rate_hz, format.sample_rates_hz[format.sample_rates_hz.length - 1]!])];
     for (const rate of rates) {
       const pcm = testSignal(rate);
-      for (let i = 0; i < 3; i++) encodeAudio(format.id, pcm, rate, 1); // warm up
+      for (let i = 0; i < 3; i++) await encodeInChunks(format.id, pcm, rate); // warm up
       const trials: number[] = [];
       for (let trial = 0; trial < TRIALS; trial++) {
         const start = performance.now();
-        for (let i = 0; i < ROUNDS; i++) encodeAudio(format.id, pcm, rate, 1);
+        for (let i = 0; i < ROUNDS; i++) await encodeInChunks(format.id, pcm, rate);
         trials.push((performance.now() - start) / ROUNDS / AUDIO_SECONDS);
       }
       const msPerAudioSecond = trials.sort((a, b) => a - b)[Math.floor(TRIALS / 2)]!;
