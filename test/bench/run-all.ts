@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { benchEncoding } from './encode-formats.bench.js';
+import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -27,3 +28,13 @@ for (const figure of await benchEncoding()) {
   const speed = figure.msPerAudioSecond < 0.001 ? '—' : Math.round(figure.timesRealTime).toLocaleString('en-US');
   console.log(`| ${figure.format} | ${figure.rateHz} | ${cost} | ${speed} |`);
 }
+
+const engine = await benchTtsEngine();
+console.log(`\nLive synthesis on eSpeak NG (${engine.workers} worker threads), batch path without HTTP:`);
+console.log('| text | model | first audio p50 | first audio p95 |');
+console.log('|---|---|---|---|');
+for (const f of engine.firstAudio) console.log(`| ${f.text} | ${f.model} | ${f.p50Ms.toFixed(1)} ms | ${f.p95Ms.toFixed(1)} ms |`);
+console.log('\n| text | format (rate) | audio | synthesis + encoding | real-time factor |');
+console.log('|---|---|---|---|---|');
+for (const b of engine.batch) console.log(`| ${b.text} | ${b.format} (${b.rateHz}) | ${b.audioSeconds.toFixed(1)} s | ${b.ms.toFixed(0)} ms | ${b.rtf.toFixed(4)} |`);
+console.log(`\nPeak RSS ${engine.peakRssMb.toFixed(0)} MB. ${engine.concurrent.syntheses} concurrent 100-word syntheses (all formats): event-loop stall max ${engine.concurrent.maxStallMs.toFixed(1)} ms, p99 ${engine.concurrent.p99StallMs.toFixed(1)} ms; all done in ${(engine.concurrent.wallMs / 1000).toFixed(1)} s.`);
