@@ -39,7 +39,7 @@ export interface EspeakVoiceStyle {
 export const ESPEAK_VOICE_STYLES: Readonly<Record<string, EspeakVoiceStyle>> = {
   anna: { variant: 'f3', pitch: 55, range: 50, wordsPerMinute: 165 },
   lea: { variant: 'f2', pitch: 90, range: 60, wordsPerMinute: 180 },
-  jonas: { variant: 'm3', pitch: 30, range: 40, wordsPerMinute: 160 },
+  jonas: { variant: 'm2', pitch: 40, range: 45, wordsPerMinute: 160 },
   marco: { variant: 'm1', pitch: 48, range: 55, wordsPerMinute: 190 },
 };
 

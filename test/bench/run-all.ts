@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { benchEncoding } from './encode-formats.bench.js';
+import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
 
@@ -38,3 +39,9 @@ console.log('\n| text | format (rate) | audio | synthesis + encoding | real-time
 console.log('|---|---|---|---|---|');
 for (const b of engine.batch) console.log(`| ${b.text} | ${b.format} (${b.rateHz}) | ${b.audioSeconds.toFixed(1)} s | ${b.ms.toFixed(0)} ms | ${b.rtf.toFixed(4)} |`);
 console.log(`\nPeak RSS ${engine.peakRssMb.toFixed(0)} MB. ${engine.concurrent.syntheses} concurrent 100-word syntheses (all formats): event-loop stall max ${engine.concurrent.maxStallMs.toFixed(1)} ms, p99 ${engine.concurrent.p99StallMs.toFixed(1)} ms; all done in ${(engine.concurrent.wallMs / 1000).toFixed(1)} s.`);
+
+const roundTrip = await benchRoundTrip();
+console.log('\nRound trip: English IVR commands, eSpeak NG → pocketsphinx (command grammar):');
+console.log('| voice | rate | word accuracy | commands recognised exactly |');
+console.log('|---|---|---|---|');
+for (const f of roundTrip) console.log(`| ${f.voice} | ${f.rateHz} Hz | ${(f.wordAccuracy * 100).toFixed(1)} % | ${(f.commandAccuracy * 100).toFixed(0)} % |`);

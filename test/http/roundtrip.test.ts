@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VOICES } from '../../src/catalog/voices.js';
+import { assertPocketsphinx, IVR_COMMANDS, recogniseCommand, wordErrors } from '../helpers/pocketsphinx.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Round trip: English IVR commands synthesised by the live API, recognised by a real
+ * recogniser (pocketsphinx from Debian) listening for the menu's commands. The words must come
+ * back: this is what a caller's IVR hears.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  await assertPocketsphinx();
+  t = await createTestApp({ SPRACHROHR_TTS_ENGINE: 'espeak' });
+});
+afterAll(async () => t?.close());
+
+describe('synthesised English is understood by a recogniser', () => {
+  it('brings back at least 90 % of the words with every voice', async () => {
+    for (const voice of VOICES) {
+      let errors = 0;
+      let words = 0;
+      for (const command of IVR_COMMANDS) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/v1/tts',
+          headers: { 'x-api-key': t.liveKey, 'content-type': 'application/json' },
+          payload: { text: command, language: 'en', voice: voice.id, format: 'wav', sample_rate_hz: 16000 },
+        });
+        expect(response.statusCode).toBe(200);
+        const heard = await recogniseCommand(response.rawPayload, IVR_COMMANDS);
+        errors += wordErrors(command, heard);
+        words += command.split(' ').length;
+      }
+      expect(1 - errors / words, voice.id).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+});
