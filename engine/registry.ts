@@ -4,7 +4,9 @@ import { EspeakTtsEngine } from './espeak/espeak-tts.js';
 import { espeakLanguageVoices, ESPEAK_VOICE_STYLES } from './espeak/espeak-voices.js';
 import { SyntheticSttEngine } from './synthetic/synthetic-stt.js';
 import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
-import type { BatchSttEngine, TtsEngine } from './types.js';
+import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
+import { findVoiceModels } from './sherpa/voice-models.js';
+import type { BatchSttEngine, SpeechDocument, TtsEngine } from './types.js';
 
 /** Live synthesis engines the registry can build. */
 export type TtsEngineChoice = 'espeak' | 'none';
@@ -13,6 +15,10 @@ export type TtsEngineChoice = 'espeak' | 'none';
 export interface EngineRegistryOptions {
   /** Language codes of the catalog. */
   readonly languages: readonly string[];
+  /** Voice ids of the catalog. */
+  readonly voices: readonly string[];
+  /** Folder of neural voice models (`<voice>/<language>/model.onnx`), or `null` for none. */
+  readonly voicesDir: string | null;
   /** Duration model of the sandbox engine. */
   readonly sandboxCharactersPerSecond: number;
   /** The live synthesis engine; `none` leaves live synthesis unavailable. */
@@ -27,7 +33,15 @@ export interface EngineRegistryOptions {
  */
 export interface EngineRegistry {
   readonly sandbox: { readonly tts: TtsEngine; readonly stt: BatchSttEngine };
-  readonly live: { readonly tts: TtsEngine | null; readonly stt: BatchSttEngine | null };
+  readonly live: {
+    /** The embedded engine: every `swift` request, and `studio` where no neural voice serves. */
+    readonly tts: TtsEngine | null;
+    /** Neural voices from the voices folder, for `studio`. */
+    readonly studio: SherpaTtsEngine | null;
+    readonly stt: BatchSttEngine | null;
+  };
+  /** The live engine for a request: a neural voice for `studio` where one speaks every passage. */
+  ttsFor(model: 'studio' | 'swift', voice: string, document: SpeechDocument): TtsEngine | null;
   /** Renders Standard German into the requested `de-CH` dialect before synthesis. */
   readonly dialect: DialectRenderer;
   /** Stops worker threads; the registry's owner calls it last. */
@@ -36,19 +50,35 @@ export interface EngineRegistry {
 
 /** Builds and warms the engines of this deployment. */
 export async function createEngineRegistry(options: EngineRegistryOptions): Promise<EngineRegistry> {
+  // Neural voices load first: a broken voices folder fails the start before threads exist.
+  let studio: SherpaTtsEngine | null = null;
+  if (options.voicesDir) {
+    const models = await findVoiceModels(options.voicesDir, options.voices, options.languages);
+    studio = await SherpaTtsEngine.load(models, 1);
+  }
   let pool: EspeakPool | null = null;
   if (options.ttsEngine === 'espeak') {
     pool = await EspeakPool.start(options.ttsWorkers);
-    // The first synthesis per voice loads its dictionary (50–300 ms): do it now, not on a call.
-    const variants = Object.values(ESPEAK_VOICE_STYLES).map((style) => style.variant);
-    await pool.warm(espeakLanguageVoices().flatMap((voice) => variants.map((variant) => `${voice}+${variant}`)));
+    try {
+      // The first synthesis per voice loads its dictionary (50–300 ms): do it now, not on a call.
+      const variants = Object.values(ESPEAK_VOICE_STYLES).map((style) => style.variant);
+      await pool.warm(espeakLanguageVoices().flatMap((voice) => variants.map((variant) => `${voice}+${variant}`)));
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
   }
+  const swift = pool ? new EspeakTtsEngine(pool) : null;
   return {
     sandbox: {
       tts: new SyntheticTtsEngine({ charactersPerSecond: options.sandboxCharactersPerSecond, languages: options.languages }),
       stt: new SyntheticSttEngine(options.languages),
     },
-    live: { tts: pool ? new EspeakTtsEngine(pool) : null, stt: null },
+    live: { tts: swift, studio, stt: null },
+    ttsFor(model, voice, document) {
+      if (model === 'studio' && studio?.serves(voice, document)) return studio;
+      return swift;
+    },
     dialect: new SwissStandardRenderer(),
     async close() {
       await pool?.close();

@@ -32,6 +32,8 @@ export interface Config {
   readonly ttsEngine: 'espeak' | 'none';
   /** Worker threads of the embedded synthesis engine. */
   readonly ttsWorkers: number;
+  /** Folder of neural voice models for `studio`, or `null` for none. */
+  readonly voicesDir: string | null;
 }
 
 /** A configuration problem, naming the variable at fault. */
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     ttsEngine,
     ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', cores, 1, 256),
+    voicesDir: env['SPRACHROHR_VOICES_DIR'] ? path.resolve(env['SPRACHROHR_VOICES_DIR']) : null,
   };
 }
 
@@ -116,6 +119,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
   ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores)'],
+  ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
 ];
 
 /** Settings of the CLI's API client commands (`tts`, `stt`). */

@@ -2,13 +2,15 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createEngineRegistry, type EngineRegistry } from '../engine/registry.js';
+import { VoiceModelError } from '../engine/sherpa/voice-models.js';
 import { loadMp3Encoder } from './audio/mp3-encoder.js';
 import { loadResampler } from './audio/resampler.js';
 import { loadKeySecret } from './auth/key-secret.js';
 import { KeyService } from './auth/key-service.js';
 import { LANGUAGES } from './catalog/languages.js';
+import { VOICES } from './catalog/voices.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { Admission } from './http/admission.js';
 import { buildApp } from './http/app.js';
 import type { AppServices } from './http/services.js';
@@ -26,14 +28,24 @@ export function openKeyStore(config: Config): { store: Store; keys: KeyService }
   return { store, keys };
 }
 
-/** Starts and warms the engines the configuration names. */
-export function startEngines(config: Config): Promise<EngineRegistry> {
-  return createEngineRegistry({
+/**
+ * Starts and warms the engines the configuration names.
+ * @throws ConfigError naming SPRACHROHR_VOICES_DIR when a neural voice does not load.
+ */
+export async function startEngines(config: Config): Promise<EngineRegistry> {
+  try {
+    return await createEngineRegistry({
     languages: LANGUAGES.map((l) => l.code),
+    voices: VOICES.map((v) => v.id),
+    voicesDir: config.voicesDir,
     sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
     ttsEngine: config.ttsEngine,
     ttsWorkers: config.ttsWorkers,
-  });
+    });
+  } catch (error) {
+    if (error instanceof VoiceModelError) throw new ConfigError('SPRACHROHR_VOICES_DIR', error.message);
+    throw error;
+  }
 }
 
 /** Builds the services the HTTP API runs on, over an opened store and started engines. */

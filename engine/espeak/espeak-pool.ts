@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { AsyncQueue } from '../async-queue.js';
 import type { SynthesisJob, WarmJob, WorkerMessage } from './espeak-protocol.js';
 
 /** A job as the pool's caller describes it (the pool adds id and abort flag). */
@@ -22,39 +23,6 @@ function startWorker(): Worker {
   if (import.meta.url.endsWith('.js')) return new Worker(new URL('./espeak-worker.js', import.meta.url));
   const source = new URL('./espeak-worker.ts', import.meta.url).href;
   return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { eval: true });
-}
-
-/** Collects pushed values for one consumer that iterates asynchronously. */
-class MessageQueue<T> {
-  private readonly items: T[] = [];
-  private waiting: ((result: IteratorResult<T>) => void) | null = null;
-  private failure: Error | null = null;
-  private waitingFail: ((error: Error) => void) | null = null;
-
-  push(item: T): void {
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = null;
-      resolve({ value: item, done: false });
-    } else {
-      this.items.push(item);
-    }
-  }
-
-  fail(error: Error): void {
-    this.failure = error;
-    this.waitingFail?.(error);
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    const item = this.items.shift();
-    if (item !== undefined) return Promise.resolve({ value: item, done: false });
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.waiting = resolve;
-      this.waitingFail = reject;
-    });
-  }
 }
 
 /**
@@ -145,7 +113,7 @@ export class EspeakPool {
   private async *run(job: SynthesisJob | WarmJob, signal: AbortSignal, abort: SharedArrayBuffer | null): AsyncGenerator<JobMessage> {
     signal.throwIfAborted();
     const slot = await this.acquire();
-    const queue = new MessageQueue<JobMessage>();
+    const queue = new AsyncQueue<JobMessage>();
     slot.listener = (message) => {
       if (message.type === 'error') queue.fail(new Error(message.message));
       else if (message.type === 'chunk' || message.type === 'done') queue.push(message);
@@ -159,7 +127,7 @@ export class EspeakPool {
     try {
       slot.worker.postMessage(job);
       for (;;) {
-        const { value } = await queue.next();
+        const value = await queue.next();
         if (value.type === 'done') {
           finished = true;
           yield value;
@@ -174,7 +142,7 @@ export class EspeakPool {
         stop();
         try {
           for (;;) {
-            const { value } = await queue.next();
+            const value = await queue.next();
             if (value.type === 'done') break;
           }
         } catch {

@@ -66,6 +66,11 @@ export async function capabilitiesView(services: AppServices, principal: Princip
     },
     text_to_speech: {
       engine: engineState(engines.live.tts !== null),
+      models: {
+        swift: 'eSpeak NG (embedded): lowest latency, streams about every 100 ms of speech',
+        studio: 'a neural voice (Piper/VITS) where one is installed for the voice and language; otherwise the same as swift',
+      },
+      studio_voices: engines.live.studio?.installed ?? [],
       modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/tts`, description: 'Whole text in, whole audio out.' }],
       parameters: synthesisParameters(),
       voices: VOICES,

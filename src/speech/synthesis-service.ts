@@ -59,11 +59,14 @@ class RateMatcher {
 
   constructor(private readonly targetRateHz: number) {}
 
+  /** Converts a chunk; a change of input rate (passages from different models) flushes first. */
   push(pcm: Int16Array, rateHz: number): Int16Array {
-    if (rateHz === this.targetRateHz) return pcm;
-    if (this.resampler && this.resampler.inputRateHz !== rateHz) throw new Error('an engine changed its sample rate mid-stream');
+    let tail: Int16Array | null = null;
+    if (this.resampler && this.resampler.inputRateHz !== rateHz) tail = this.finish();
+    if (rateHz === this.targetRateHz) return tail ? concatPcm([tail, pcm]) : pcm;
     this.resampler ??= new Resampler(rateHz, this.targetRateHz);
-    return this.resampler.process(pcm);
+    const converted = this.resampler.process(pcm);
+    return tail ? concatPcm([tail, converted]) : converted;
   }
 
   /** The resampler's held-back tail (once), and frees it; later calls return null. */
@@ -74,6 +77,16 @@ class RateMatcher {
     this.resampler = null;
     return tail;
   }
+}
+
+function concatPcm(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
 
 /** What a synthesis needs from the engine layer. */

@@ -37,7 +37,7 @@ export interface EngineFigures {
 export async function benchTtsEngine(): Promise<EngineFigures> {
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const workers = os.availableParallelism();
-  const registry = await createEngineRegistry({ languages: ['de-CH'], sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers });
+  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers });
   const engine = registry.live.tts!;
   const engines = { engine, dialect: registry.dialect };
   let peakRss = process.memoryUsage().rss;
