@@ -10,11 +10,12 @@ const run = promisify(execFile);
 
 /**
  * ffmpeg and ffprobe as static builds shipped in npm packages (devDependencies), so the tests
- * need nothing from the system. The package's install step marks ffprobe executable; make sure.
+ * need nothing from the system. The packages' install steps mark the binaries executable; make sure.
  */
 const FFMPEG = ffmpeg.path;
 const FFPROBE = ffprobe.path;
 await fs.chmod(FFPROBE, 0o755).catch(() => undefined);
+await fs.chmod(FFMPEG, 0o755).catch(() => undefined);
 
 /** What ffprobe, an independent decoder, reads from a file. */
 export interface Probe {
