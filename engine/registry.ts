@@ -6,6 +6,8 @@ import { SyntheticSttEngine } from './synthetic/synthetic-stt.js';
 import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
 import { findVoiceModels } from './sherpa/voice-models.js';
+
+export { VoiceModelError } from './sherpa/voice-models.js';
 import type { BatchSttEngine, SpeechDocument, TtsEngine } from './types.js';
 
 /** Live synthesis engines the registry can build. */

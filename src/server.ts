@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createEngineRegistry, type EngineRegistry } from '../engine/registry.js';
-import { VoiceModelError } from '../engine/sherpa/voice-models.js';
+import { createEngineRegistry, VoiceModelError, type EngineRegistry } from '../engine/registry.js';
 import { loadMp3Encoder } from './audio/mp3-encoder.js';
 import { loadResampler } from './audio/resampler.js';
 import { loadKeySecret } from './auth/key-secret.js';
