@@ -14,6 +14,7 @@ import { Admission } from './http/admission.js';
 import { buildApp } from './http/app.js';
 import type { AppServices } from './http/services.js';
 import { UsageMeter } from './metering/usage-meter.js';
+import { warmSynthesis } from './speech/warm-up.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 
@@ -74,6 +75,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const { store, keys } = openKeyStore(config);
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const engines = await startEngines(config);
+  await warmSynthesis({ engine: engines.live.tts ?? engines.sandbox.tts, dialect: engines.dialect });
   const services = createServices(config, logger, store, keys, engines);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });

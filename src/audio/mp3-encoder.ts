@@ -37,12 +37,17 @@ export async function loadMp3Encoder(): Promise<void> {
   for (let i = 0; i < PREPARED; i++) idle.push(await newInstance());
 }
 
-/** A new LAME instance, run once over a moment of silence so its tables are built. */
+/**
+ * A new LAME instance, run once over half a second of a voiced test signal so its tables are
+ * built (silence does not build them: the first real request then paid 200–300 ms).
+ */
 async function newInstance(): Promise<LameInstance> {
   if (!compiled) throw new Error('the MP3 encoder is not loaded; call loadMp3Encoder() at start');
   const instance = await createEncoder('audio/mpeg', compiled);
   instance.configure({ sampleRate: 24_000, channels: 1, vbrQuality: VBR_QUALITY });
-  instance.encode([new Float32Array(4800)]);
+  const warmup = new Float32Array(12_000);
+  for (let i = 0; i < warmup.length; i++) warmup[i] = 0.3 * Math.sin((2 * Math.PI * 180 * i) / 24_000) + 0.1 * Math.sin((2 * Math.PI * 1900 * i) / 24_000);
+  instance.encode([warmup]);
   instance.finalize();
   return instance;
 }

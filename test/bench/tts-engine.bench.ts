@@ -1,17 +1,18 @@
 /**
  * Live synthesis on the embedded engine (eSpeak NG in worker threads), as a batch request runs
  * it: first-audio time and real-time factor for a 10-word and a 100-word German text per
- * model and format, peak memory, and the event loop's longest stall while 20 syntheses run.
+ * model and format, peak memory , and the event loop's longest stall while 20 syntheses run.
  * Run: npm run bench (or: node --import tsx test/bench/tts-engine.bench.ts)
  */
-import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createEngineRegistry } from '../../engine/registry.js';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { FORMATS } from '../../src/catalog/formats.js';
+import { loadConfig } from '../../src/config.js';
 import { planSynthesis } from '../../src/speech/synthesis-request.js';
 import { synthesizeBatch } from '../../src/speech/synthesis-service.js';
+import { warmSynthesis } from '../../src/speech/warm-up.js';
 
 const TEN_WORDS = 'Guten Tag, Sie sind mit dem Kundendienst der Stadtwerke verbunden.';
 const HUNDRED_WORDS =
@@ -36,10 +37,13 @@ export interface EngineFigures {
 /** Measures the live synthesis path end to end (without HTTP). */
 export async function benchTtsEngine(): Promise<EngineFigures> {
   await Promise.all([loadMp3Encoder(), loadResampler()]);
-  const workers = os.availableParallelism();
+  // The service's default: one core stays with the event loop.
+  const workers = loadConfig({}).ttsWorkers;
   const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers });
   const engine = registry.live.tts!;
   const engines = { engine, dialect: registry.dialect };
+  // As the server does at start.
+  await warmSynthesis(engines);
   let peakRss = process.memoryUsage().rss;
   const sampleMemory = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   try {
@@ -73,7 +77,7 @@ export async function benchTtsEngine(): Promise<EngineFigures> {
         const plan = planSynthesis({ text, format: format.id }, false);
         const times: number[] = [];
         let audioSeconds = 0;
-        for (let round = 0; round < 5; round++) {
+        for (let round = 0; round < 15; round++) {
           const started = performance.now();
           const outcome = await synthesizeBatch(engines, plan, new AbortController().signal);
           times.push(performance.now() - started);
