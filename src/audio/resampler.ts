@@ -1,4 +1,5 @@
 import SpeexResamplerModule from '@echogarden/speex-resampler-wasm/simd';
+import { concatPcm } from './pcm.js';
 
 interface SpeexModule {
   _malloc(bytes: number): number;
@@ -70,7 +71,7 @@ export class Resampler {
         consumed += used;
         if (used === 0 && written === 0) break;
       }
-      return out.length === 1 ? out[0]! : concat(out);
+      return concatPcm(out);
     } finally {
       m._free(inputPointer);
       m._free(outputPointer);
@@ -89,14 +90,4 @@ export class Resampler {
     if (this.state !== 0) this.module._speex_resampler_destroy(this.state);
     this.state = 0;
   }
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

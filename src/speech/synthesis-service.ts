@@ -3,6 +3,7 @@ import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
 import { normaliseText } from '../../engine/text/normaliser.js';
 import { sameProsody } from '../../engine/delivery.js';
 import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine } from '../../engine/types.js';
+import { concatPcm } from '../audio/pcm.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
 import { createStreamEncoder, type StreamEncoder } from '../audio/stream-encoder.js';
@@ -79,16 +80,6 @@ class RateMatcher {
   }
 }
 
-function concatPcm(parts: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /** What a synthesis needs from the engine layer. */
 export interface SynthesisEngines {
   readonly engine: TtsEngine;
@@ -110,6 +101,7 @@ export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, pla
   await breathe();
   const parts: Buffer[] = [];
   let samples = 0;
+  let ended = false;
   // Each chunk is resampled and encoded as it arrives, so no step holds the event loop long.
   const encode = (pcm: Int16Array): void => {
     if (pcm.length === 0) return;
@@ -132,8 +124,17 @@ export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, pla
     const tail = rate.finish();
     if (tail) encode(tail);
     parts.push(...encoder.end());
+    ended = true;
   } finally {
     rate.finish();
+    // A failed or aborted synthesis still closes its encoder, so pooled encoders come back.
+    if (!ended) {
+      try {
+        encoder.end();
+      } catch {
+        // The encoder failed already; the error that matters is on its way out.
+      }
+    }
   }
   const audio = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: samples / plan.sampleRateHz, marks };
