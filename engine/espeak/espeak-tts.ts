@@ -13,6 +13,11 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/** Text is spoken verbatim: eSpeak would read `[[…]]` as phoneme codes, so the brackets are parted. */
+function speakable(text: string): string {
+  return escapeXml(text.replace(/\[\[/g, '[ [').replace(/\]\]/g, '] ]'));
+}
+
 function unescapeXml(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 }
@@ -39,7 +44,7 @@ export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | u
   }
   const marks: Array<{ name: string; position: number }> = [];
   for (const item of items) {
-    if (item.type === 'text') ssml += escapeXml(item.text);
+    if (item.type === 'text') ssml += speakable(item.text);
     else if (item.type === 'mark') {
       // eSpeak counts text positions from 1.
       marks.push({ name: item.name, position: ssml.length + 1 });

@@ -100,11 +100,22 @@ export function normaliseText(text: string, language: string): string {
   out = out.replace(/(?<![\d'])(\d+)[.,](\d+)(?![\d])/g, (_m, whole: string, fraction: string) => words.decimal(Number(whole), fraction));
   out = out.replace(/(?<!\d)(\d{1,3}(?:'\d{3})+)(?!\d)/g, (m) => words.cardinal(Number(m.replace(/'/g, ''))));
   out = out.replace(/(?<!\d)\d+(?!\d)/g, (m) => (m.length > 12 ? words.digits(m) : words.cardinal(Number(m))));
-  // Abbreviations, longest first so "z. B." wins over "B.".
-  for (const [abbreviation, expansion] of Object.entries(words.abbreviations).sort((a, b) => b[0].length - a[0].length)) {
-    out = out.replace(new RegExp(`(?<![\\p{L}])${escapeRegExp(abbreviation)}(?![\\p{L}])`, 'gu'), expansion);
-  }
+  for (const [pattern, expansion] of abbreviationPatterns(base, words)) out = out.replace(pattern, expansion);
   return out;
+}
+
+const abbreviationCache = new Map<string, Array<[RegExp, string]>>();
+
+/** A language's abbreviations as patterns, longest first so "z. B." wins over "B."; built once. */
+function abbreviationPatterns(base: string, words: LanguageWords): Array<[RegExp, string]> {
+  let patterns = abbreviationCache.get(base);
+  if (!patterns) {
+    patterns = Object.entries(words.abbreviations)
+      .sort((a, b) => b[0].length - a[0].length)
+      .map(([abbreviation, expansion]) => [new RegExp(`(?<![\\p{L}])${escapeRegExp(abbreviation)}(?![\\p{L}])`, 'gu'), expansion]);
+    abbreviationCache.set(base, patterns);
+  }
+  return patterns;
 }
 
 /** German dates take the dative after am/vom/zum/bis/seit ("am einundzwanzigsten November"). */

@@ -100,3 +100,11 @@ describe('eSpeak NG voices and languages', () => {
     expect(histogram.max / 1e6).toBeLessThan(50);
   });
 });
+
+describe('eSpeak NG reads text verbatim', () => {
+  it('does not take [[…]] in the text as phoneme codes', async () => {
+    const literal = await speak('Code [[h@l]] bitte', 'de-CH', 'standard');
+    const parted = await speak('Code [ [h@l] ] bitte', 'de-CH', 'standard');
+    expect(Math.abs(literal.length - parted.length) / parted.length).toBeLessThan(0.02);
+  });
+});
