@@ -5,7 +5,7 @@
  * Run: npm run bench (or: node --import tsx test/bench/roundtrip.bench.ts)
  */
 import { VOICES } from '../../src/catalog/voices.js';
-import { assertPocketsphinx, IVR_COMMANDS, recogniseCommand, wordErrors } from '../helpers/pocketsphinx.js';
+import { assertPocketsphinx, IVR_COMMANDS, scoreCommands } from '../helpers/pocketsphinx.js';
 import { createTestApp } from '../helpers/test-app.js';
 
 export interface RoundTripFigure {
@@ -23,25 +23,20 @@ export async function benchRoundTrip(): Promise<RoundTripFigure[]> {
   try {
     for (const rateHz of [16000, 8000]) {
       for (const voice of VOICES) {
-        let errors = 0;
-        let words = 0;
-        let exact = 0;
-        for (const command of IVR_COMMANDS) {
-          const response = await t.app.inject({
-            method: 'POST',
-            url: '/v1/tts',
-            headers: { 'x-api-key': t.liveKey, 'content-type': 'application/json' },
-            // pocketsphinx's model is 16 kHz: 8 kHz audio is brought back up, as a phone line would.
-            payload: { text: command, language: 'en', voice: voice.id, format: 'wav', sample_rate_hz: rateHz },
-          });
-          const wav = rateHz === 16000 ? response.rawPayload : await upsample(response.rawPayload);
-          const heard = await recogniseCommand(wav, IVR_COMMANDS);
-          const wrong = wordErrors(command, heard);
-          errors += wrong;
-          words += command.split(' ').length;
-          if (wrong === 0) exact++;
-        }
-        figures.push({ voice: voice.id, rateHz, wordAccuracy: 1 - errors / words, commandAccuracy: exact / IVR_COMMANDS.length });
+        const score = await scoreCommands(
+          async (command) =>
+            (
+              await t.app.inject({
+                method: 'POST',
+                url: '/v1/tts',
+                headers: { 'x-api-key': t.liveKey, 'content-type': 'application/json' },
+                payload: { text: command, language: 'en', voice: voice.id, format: 'wav', sample_rate_hz: rateHz },
+              })
+            ).rawPayload,
+          // pocketsphinx's model is 16 kHz: 8 kHz audio is brought back up, as a phone line would.
+          rateHz === 16000 ? undefined : upsample,
+        );
+        figures.push({ voice: voice.id, rateHz, wordAccuracy: 1 - score.errors / score.words, commandAccuracy: score.exact / IVR_COMMANDS.length });
       }
     }
   } finally {

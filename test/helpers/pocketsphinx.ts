@@ -71,3 +71,28 @@ export const IVR_COMMANDS = [
   'pay my bill',
   'open a new account',
 ] as const;
+
+/** How well the recogniser heard one voice's commands. */
+export interface CommandScore {
+  readonly errors: number;
+  readonly words: number;
+  readonly exact: number;
+}
+
+/**
+ * Synthesises every IVR command with `synthesise` (the live API) and scores what pocketsphinx
+ * hears; `prepare` can turn the audio into the 16 kHz WAV the recogniser needs.
+ */
+export async function scoreCommands(synthesise: (command: string) => Promise<Buffer>, prepare: (wav: Buffer) => Promise<Buffer> = async (wav) => wav): Promise<CommandScore> {
+  let errors = 0;
+  let words = 0;
+  let exact = 0;
+  for (const command of IVR_COMMANDS) {
+    const heard = await recogniseCommand(await prepare(await synthesise(command)), IVR_COMMANDS);
+    const wrong = wordErrors(command, heard);
+    errors += wrong;
+    words += command.split(' ').length;
+    if (wrong === 0) exact++;
+  }
+  return { errors, words, exact };
+}
