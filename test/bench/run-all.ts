@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { benchEncoding } from './encode-formats.bench.js';
+import { benchDialectQuality } from './dialect-quality.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
@@ -45,3 +46,10 @@ console.log('\nRound trip: English IVR commands, eSpeak NG → pocketsphinx (com
 console.log('| voice | rate | word accuracy | commands recognised exactly |');
 console.log('|---|---|---|---|');
 for (const f of roundTrip) console.log(`| ${f.voice} | ${f.rateHz} Hz | ${(f.wordAccuracy * 100).toFixed(1)} % | ${(f.commandAccuracy * 100).toFixed(0)} % |`);
+
+console.log('\nSwiss German rendering on the development set (test/bench/dialect/devset.json):');
+console.log('| region | sentences | chrF | WER | German copied: chrF / WER |');
+console.log('|---|---|---|---|---|');
+for (const f of await benchDialectQuality()) {
+  console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
+}
