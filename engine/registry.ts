@@ -1,4 +1,5 @@
-import { SwissStandardRenderer, type DialectRenderer } from './dialect/dialect-renderer.js';
+import type { DialectRenderer } from './dialect/dialect-renderer.js';
+import { SwissGermanRenderer } from './dialect/swiss-german-renderer.js';
 import { EspeakPool } from './espeak/espeak-pool.js';
 import { EspeakTtsEngine } from './espeak/espeak-tts.js';
 import { espeakLanguageVoices, ESPEAK_VOICE_STYLES } from './espeak/espeak-voices.js';
@@ -50,6 +51,11 @@ export interface EngineRegistry {
   close(): Promise<void>;
 }
 
+/** The Swiss German dialect renderer alone (for tools that need no speech engine). */
+export function createDialectRenderer(): DialectRenderer {
+  return new SwissGermanRenderer();
+}
+
 /** Builds and warms the engines of this deployment. */
 export async function createEngineRegistry(options: EngineRegistryOptions): Promise<EngineRegistry> {
   // Neural voices load first: a broken voices folder fails the start before threads exist.
@@ -81,7 +87,7 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
       if (model === 'studio' && studio?.serves(voice, document)) return studio;
       return swift;
     },
-    dialect: new SwissStandardRenderer(),
+    dialect: createDialectRenderer(),
     async close() {
       await pool?.close();
     },

@@ -2,6 +2,7 @@
 /** The `sprachrohr` command: serve the API, manage keys, and call the API from a shell. */
 import { ConfigError } from '../config.js';
 import { ApiClientError } from './api-client.js';
+import { DIALECT_HELP, dialectCommand } from './dialect.js';
 import { KEYS_HELP, keysCommand } from './keys.js';
 import { SERVE_HELP, serve } from './serve.js';
 import { STT_HELP, sttCommand } from './stt.js';
@@ -17,11 +18,12 @@ Commands:
   keys      create, list, revoke and rotate API keys
   tts       synthesise text into an audio file through the API
   stt       transcribe a recording through the API
+  dialect   show how a text is rendered into a Swiss German dialect
 
 Run "sprachrohr <command> --help" for the options of a command.
 `;
 
-const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP };
+const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP, dialect: DIALECT_HELP };
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -43,7 +45,8 @@ async function run(argv: string[]): Promise<number> {
       await serve();
       return 0;
     }
-    const output = command === 'keys' ? await keysCommand(rest) : command === 'tts' ? await ttsCommand(rest) : await sttCommand(rest);
+    const commands: Record<string, (argv: string[]) => Promise<string>> = { keys: keysCommand, tts: ttsCommand, stt: sttCommand, dialect: dialectCommand };
+    const output = await commands[command]!(rest);
     process.stdout.write(`${output}\n`);
     return 0;
   } catch (error) {

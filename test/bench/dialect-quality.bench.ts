@@ -6,7 +6,7 @@
  * Run: npm run bench (or: node --import tsx test/bench/dialect-quality.bench.ts)
  */
 import fs from 'node:fs/promises';
-import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
 import { prepareSpeech } from '../../src/speech/synthesis-service.js';
 
 interface DevSentence {
@@ -75,7 +75,7 @@ export async function benchDialectQuality(): Promise<DialectFigure[]> {
   const file = new URL('./dialect/devset.json', import.meta.url);
   const { sentences } = JSON.parse(await fs.readFile(file, 'utf8')) as { sentences: DevSentence[] };
   const regions = [...new Set(sentences.flatMap((s) => Object.keys(s).filter((k) => k !== 'id' && k !== 'de')))];
-  const renderer = new SwissStandardRenderer();
+  const renderer = new SwissGermanRenderer();
   const figures: DialectFigure[] = [];
   for (const region of regions) {
     const pairs = sentences.filter((s) => typeof s[region] === 'string');

@@ -17,7 +17,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
-    for (const command of ['serve', 'keys', 'tts', 'stt']) {
+    for (const command of ['serve', 'keys', 'tts', 'stt', 'dialect']) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
@@ -34,6 +34,17 @@ describe('sprachrohr help', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('SPRACHROHR_PORT: must be a whole number');
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+});
+
+describe('sprachrohr dialect', () => {
+  it('prints the rendering of each text', async () => {
+    const result = await runCli(['dialect', '--dialect', 'bern', 'Guten Tag, drücken Sie die Eins.', 'Das kostet CHF 12.50.']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Grüessech, drücket d Eis.\nDas choschtet zwöuf Franke füfzg.\n');
+    const bad = await runCli(['dialect', '--dialect', 'mars', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--dialect must be one of standard, zurich, bern');
   });
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
+import { NEUTRAL_PROSODY } from '../../engine/types.js';
+import { styleDelivery } from '../../src/speech/style.js';
 import { FORMATS } from '../../src/catalog/formats.js';
 import { prepareSpeech } from '../../src/speech/synthesis-service.js';
 import { rms } from '../engine/tts-conformance.js';
@@ -133,11 +135,11 @@ describe('style steers delivery and never the words', () => {
   });
 
   it('changes nothing for a prompt without a manner word', async () => {
+    expect(styleDelivery('Read this for the customer hotline of a bank.')).toEqual(NEUTRAL_PROSODY);
     const plain = await render(undefined);
     const other = await render('Read this for the customer hotline of a bank.');
-    // eSpeak's output differs by a few samples from call to call, so compare what is heard.
+    // eSpeak's output differs by a few samples from call to call, so compare length and level.
     expect(Math.abs(other.seconds / plain.seconds - 1)).toBeLessThan(0.01);
-    expect(Math.abs(other.pitch / plain.pitch - 1)).toBeLessThan(0.03);
     expect(Math.abs(other.level / plain.level - 1)).toBeLessThan(0.05);
   });
 });

@@ -1,0 +1,83 @@
+import bern from './data/bern.json' with { type: 'json' };
+import standard from './data/standard.json' with { type: 'json' };
+import zurich from './data/zurich.json' with { type: 'json' };
+
+/** One region's data file (`engine/dialect/data/<region>.json`); every row carries a source note. */
+export interface RegionFile {
+  readonly region: string;
+  readonly inherits: string | null;
+  readonly source: string;
+  /** Multi-word phrases: German (lower case), dialect, source. */
+  readonly phrases: ReadonlyArray<readonly [string, string, string]>;
+  /** Words: German (lower case, may be several words), dialect, source. */
+  readonly words: ReadonlyArray<readonly [string, string, string]>;
+  readonly numbers?: {
+    readonly source: string;
+    /** German number word → dialect number word. */
+    readonly words: ReadonlyArray<readonly [string, string]>;
+    /** The ones of a compound ("einundzwanzig"): German → dialect with its linking -e ("eine"). */
+    readonly compoundOnes: ReadonlyArray<readonly [string, string]>;
+  };
+  /** Context rules on the text before word lookup, in order (for example articles before nouns). */
+  readonly patterns?: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
+  /** A formal verb with "Sie" ("drücken Sie"), as a regular expression on lower-case text. */
+  readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
+  /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
+  readonly rules: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly except: readonly string[]; readonly source: string }>;
+}
+
+/** A region with its inheritance resolved: later (more specific) entries win. */
+export interface RegionData {
+  readonly region: string;
+  readonly phrases: ReadonlyMap<string, string>;
+  readonly words: ReadonlyMap<string, string>;
+  readonly numbers: ReadonlyMap<string, string>;
+  readonly compoundOnes: ReadonlyMap<string, string>;
+  readonly patterns: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string }>;
+  readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
+  readonly rules: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string; readonly except: ReadonlySet<string> }>;
+}
+
+/** The data files; their shape is checked by a test (every row three fields, every row a source). */
+export const REGION_FILES: Readonly<Record<string, RegionFile>> = {
+  standard: standard as unknown as RegionFile,
+  zurich: zurich as unknown as RegionFile,
+  bern: bern as unknown as RegionFile,
+};
+const FILES = REGION_FILES;
+
+/** Regions that have their own data file; other catalog regions use `standard` for now. */
+export const REGIONS_WITH_DATA = Object.keys(FILES);
+
+function chain(region: string): RegionFile[] {
+  const file = FILES[region] ?? FILES['standard']!;
+  return file.inherits ? [...chain(file.inherits), file] : [file];
+}
+
+const cache = new Map<string, RegionData>();
+
+/** The data of a region merged over what it inherits. */
+export function regionData(region: string): RegionData {
+  let data = cache.get(region);
+  if (data) return data;
+  const files = chain(region);
+  const phrases = new Map<string, string>();
+  const words = new Map<string, string>();
+  const numbers = new Map<string, string>();
+  const compoundOnes = new Map<string, string>();
+  let verbWithSie: RegionData['verbWithSie'] = null;
+  const patterns: Array<RegionData['patterns'][number]> = [];
+  const rules: Array<RegionData['rules'][number]> = [];
+  for (const file of files) {
+    for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
+    for (const [german, dialect] of file.words) (german.includes(' ') ? phrases : words).set(german, dialect);
+    for (const [german, dialect] of file.numbers?.words ?? []) numbers.set(german, dialect);
+    for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
+    for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
+    if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
+    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
+  }
+  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, rules };
+  cache.set(region, data);
+  return data;
+}

@@ -1,0 +1,72 @@
+import type { DialectRenderer } from './dialect-renderer.js';
+import { regionData, type RegionData } from './region-data.js';
+
+const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
+const COMPOUND = new RegExp(`\\b(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})\\b`, 'giu');
+
+/**
+ * Keeps the capital of the word it replaces (sentence starts, nouns); the data writes its own
+ * capitals inside phrases ("uf Widerlose").
+ */
+function likeCase(original: string, replacement: string): string {
+  if (replacement === '') return replacement;
+  const first = original[0]!;
+  return first === first.toUpperCase() && first !== first.toLowerCase() ? replacement[0]!.toUpperCase() + replacement.slice(1) : replacement;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Phrase patterns of a region, longest first, built once. */
+const phrasePatterns = new Map<string, Array<[RegExp, string]>>();
+function phrasesOf(data: RegionData): Array<[RegExp, string]> {
+  let patterns = phrasePatterns.get(data.region);
+  if (!patterns) {
+    patterns = [...data.phrases.entries()]
+      .sort((a, b) => b[0].length - a[0].length)
+      .map(([german, dialect]) => [new RegExp(`(?<![\\p{L}])${escapeRegExp(german)}(?![\\p{L}])`, 'giu'), dialect]);
+    phrasePatterns.set(data.region, patterns);
+  }
+  return patterns;
+}
+
+/** A word no lexicon knows, through the region's spelling rules. */
+function byRules(word: string, data: RegionData): string {
+  let out = word.toLowerCase();
+  for (const rule of data.rules) {
+    if (rule.except.has(out)) continue;
+    out = out.replace(rule.pattern, rule.replace);
+  }
+  return out;
+}
+
+/**
+ * Renders Standard German into a Swiss German region from the region's data files: phrases,
+ * formal verbs with "Sie", number words, the word lexicon, then spelling rules for the words
+ * no lexicon knows. `hochdeutsch` keeps every word (Swiss spelling only). Regions without
+ * their own file use the supra-regional `standard` data.
+ */
+export class SwissGermanRenderer implements DialectRenderer {
+  render(text: string, dialect: string | null): string {
+    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
+    if (dialect === 'hochdeutsch') return swiss;
+    const data = regionData(dialect ?? 'standard');
+    let out = swiss;
+    for (const [pattern, dialectText] of phrasesOf(data)) out = out.replace(pattern, (match) => likeCase(match, dialectText));
+    for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
+    if (data.verbWithSie) {
+      const { pattern, replace } = data.verbWithSie;
+      out = out.replace(pattern, (match, stem: string) => (data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase()))));
+    }
+    out = out.replace(COMPOUND, (match, ones: string, tens: string) => {
+      const dialectOnes = data.compoundOnes.get(ones.toLowerCase()) ?? `${ones}e`;
+      return likeCase(match, dialectOnes + (data.numbers.get(tens.toLowerCase()) ?? tens));
+    });
+    return out.replace(/\p{L}+/gu, (word) => {
+      const lower = word.toLowerCase();
+      const known = data.numbers.get(lower) ?? data.words.get(lower);
+      return likeCase(word, known ?? byRules(word, data));
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { REGION_FILES, regionData } from '../../engine/dialect/region-data.js';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
+import { LANGUAGES } from '../../src/catalog/languages.js';
+
+const renderer = new SwissGermanRenderer();
+
+describe('dialect data files', () => {
+  it('give every row three fields and a source note', () => {
+    for (const [region, file] of Object.entries(REGION_FILES)) {
+      expect(file.region, region).toBe(region);
+      expect(file.source.length).toBeGreaterThan(10);
+      for (const row of [...file.phrases, ...file.words]) {
+        expect(row, `${region}: ${row.join(' | ')}`).toHaveLength(3);
+        expect(row[2].trim().length, `${region}: ${row[0]}`).toBeGreaterThan(0);
+        expect(row[0]).toBe(row[0].toLowerCase());
+      }
+      for (const rule of [...file.rules, ...(file.patterns ?? [])]) expect(rule.source.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('let a region inherit from standard and override it', () => {
+    expect(regionData('zurich').words.get('nicht')).toBe('nöd');
+    expect(regionData('bern').words.get('nicht')).toBe('nid');
+    expect(regionData('bern').words.get('rechnung')).toBe('rächnig');
+    expect(regionData('luzern').words.get('rechnung')).toBe('rächnig');
+  });
+});
+
+describe('Swiss German rendering', () => {
+  const cases: Array<[string, string, string]> = [
+    ['zurich', 'Guten Tag und willkommen beim Kundendienst.', 'Grüezi und willkomme bim Chundedienscht.'],
+    ['bern', 'Guten Tag und willkommen beim Kundendienst.', 'Grüessech u willkomme bim Chundedienscht.'],
+    ['zurich', 'Für Fragen zur Rechnung drücken Sie die Eins.', 'Für Frage zur Rächnig drücked Si d Eis.'],
+    ['bern', 'Für Fragen zur Rechnung drücken Sie die Eins.', 'Für Frage zur Rächnig drücket d Eis.'],
+    ['zurich', 'Haben Sie noch eine Frage?', 'Händ Si no e Frag?'],
+    ['bern', 'Haben Sie noch eine Frage?', 'Hei Dir no ä Frag?'],
+    ['zurich', 'Das Büro ist am Sonntag geschlossen.', 'S Büro isch am Sunntig zue.'],
+    ['zurich', 'Können Sie das wiederholen?', 'Chönd Si das wiederhole?'],
+    ['zurich', 'fünfundvierzig Franken', 'föifevierzg Franke'],
+    ['bern', 'fünfundvierzig Franken', 'füfevierzg Franke'],
+    ['bern', 'elf, zwölf, dreizehn', 'euf, zwöuf, drizäh'],
+    ['zurich', 'Vielen Dank und auf Wiederhören!', 'Merci vilmal und uf Widerlose!'],
+    ['bern', 'Vielen Dank und auf Wiederhören!', 'Merci vilmau u uf Widerlose!'],
+  ];
+  for (const [region, german, dialect] of cases) {
+    it(`${region}: ${german}`, () => expect(renderer.render(german, region)).toBe(dialect));
+  }
+
+  it('applies spelling rules to words no lexicon knows, with their exceptions', () => {
+    expect(renderer.render('Kälte und Kinder', 'zurich')).toBe('Chälte und Chinder');
+    expect(renderer.render('Konto und Kredit', 'zurich')).toBe('Konto und Kredit');
+    expect(renderer.render('Anmeldung, Anmeldungen', 'zurich')).toBe('Anmeldig, Anmeldige');
+    expect(renderer.render('melden', 'zurich')).toBe('melde');
+  });
+
+  it('keeps Swiss Standard German word for word for hochdeutsch', () => {
+    expect(renderer.render('Grüße aus der Straße, drücken Sie die Eins.', 'hochdeutsch')).toBe('Grüsse aus der Strasse, drücken Sie die Eins.');
+  });
+
+  it('renders every catalog region, none as plain German', () => {
+    const deCh = LANGUAGES.find((l) => l.code === 'de-CH')!;
+    for (const dialect of deCh.dialects.filter((d) => d.id !== 'hochdeutsch')) {
+      expect(renderer.render('Die Rechnung ist nicht bezahlt.', dialect.id), dialect.id).not.toBe('Die Rechnung ist nicht bezahlt.');
+    }
+  });
+
+  it('renders a 500-character text in well under 2 ms', () => {
+    const text = 'Guten Tag, für Fragen zur Rechnung drücken Sie die Eins, für Störungen die Zwei. '.repeat(6).slice(0, 500);
+    for (let i = 0; i < 50; i++) renderer.render(text, 'bern');
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) renderer.render(text, 'bern');
+    expect((performance.now() - started) / 200).toBeLessThan(2);
+  });
+});
