@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SwissStandardRenderer } from '../../engine/dialect/dialect-renderer.js';
+import { createDialectRenderer } from '../../engine/registry.js';
 import { NEUTRAL_PROSODY } from '../../engine/types.js';
 import { styleDelivery } from '../../src/speech/style.js';
 import { FORMATS } from '../../src/catalog/formats.js';
@@ -69,7 +69,7 @@ describe('live POST /v1/tts speaks', () => {
 });
 
 describe('the dialect seam', () => {
-  it('renders de-CH passages in Swiss spelling and leaves other languages alone', () => {
+  it('renders de-CH passages into their dialect and leaves other languages alone', () => {
     const document = prepareSpeech(
       {
         passages: [
@@ -77,9 +77,9 @@ describe('the dialect seam', () => {
           { language: 'de', dialect: 'standard', items: [{ type: 'text', text: 'Grüße' }] },
         ],
       },
-      new SwissStandardRenderer(),
+      createDialectRenderer(),
     );
-    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse aus der Strasse' }, { type: 'mark', name: 'm' }]);
+    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse us de Strasse' }, { type: 'mark', name: 'm' }]);
     expect(document.passages[1]!.items).toEqual([{ type: 'text', text: 'Grüße' }]);
   });
 });
