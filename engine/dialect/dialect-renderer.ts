@@ -3,6 +3,11 @@
  * Every `de-CH` passage passes through it; other languages keep their words.
  */
 export interface DialectRenderer {
+  /**
+   * Writes out what the dialect says its own way (clock times) before the general
+   * normalisation of numbers, dates and money runs.
+   */
+  prepare(text: string, dialect: string | null): string;
   /** Rewrites the words of a `de-CH` text for a dialect; must keep marks' positions meaningful. */
   render(text: string, dialect: string | null): string;
 }

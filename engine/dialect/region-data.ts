@@ -20,10 +20,23 @@ export interface RegionFile {
   };
   /** Context rules on the text before word lookup, in order (for example articles before nouns). */
   readonly patterns?: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
+  /** How clock times are said: hour words 1–12 and the words around them. */
+  readonly time?: RegionTime & { readonly source: string };
   /** A formal verb with "Sie" ("drücken Sie"), as a regular expression on lower-case text. */
   readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
   readonly rules: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly except: readonly string[]; readonly source: string }>;
+}
+
+/** Clock-time words of a region. */
+export interface RegionTime {
+  /** The hours one to twelve as said after "um" ("eis", "zwei", …, "föifi", …, "zwölfi"). */
+  readonly hours: readonly string[];
+  readonly half: string;
+  readonly quarterPast: string;
+  readonly quarterTo: string;
+  readonly past: string;
+  readonly to: string;
 }
 
 /** A region with its inheritance resolved: later (more specific) entries win. */
@@ -35,6 +48,7 @@ export interface RegionData {
   readonly compoundOnes: ReadonlyMap<string, string>;
   readonly patterns: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string }>;
   readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
+  readonly time: RegionTime | null;
   readonly rules: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string; readonly except: ReadonlySet<string> }>;
 }
 
@@ -67,6 +81,7 @@ export function regionData(region: string): RegionData {
   const compoundOnes = new Map<string, string>();
   let verbWithSie: RegionData['verbWithSie'] = null;
   const patterns: Array<RegionData['patterns'][number]> = [];
+  let time: RegionTime | null = null;
   const rules: Array<RegionData['rules'][number]> = [];
   for (const file of files) {
     for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
@@ -74,10 +89,11 @@ export function regionData(region: string): RegionData {
     for (const [german, dialect] of file.numbers?.words ?? []) numbers.set(german, dialect);
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
+    if (file.time) time = file.time;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
     for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
   }
-  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, rules };
+  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules };
   cache.set(region, data);
   return data;
 }

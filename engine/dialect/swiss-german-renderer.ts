@@ -1,5 +1,6 @@
 import type { DialectRenderer } from './dialect-renderer.js';
 import { regionData, type RegionData } from './region-data.js';
+import { sayTimesIn } from './swiss-time.js';
 
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
 const COMPOUND = new RegExp(`\\b(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})\\b`, 'giu');
@@ -48,6 +49,12 @@ function byRules(word: string, data: RegionData): string {
  * their own file use the supra-regional `standard` data.
  */
 export class SwissGermanRenderer implements DialectRenderer {
+  prepare(text: string, dialect: string | null): string {
+    if (dialect === 'hochdeutsch') return text;
+    const time = regionData(dialect ?? 'standard').time;
+    return time ? sayTimesIn(text, time) : text;
+  }
+
   render(text: string, dialect: string | null): string {
     const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
     if (dialect === 'hochdeutsch') return swiss;

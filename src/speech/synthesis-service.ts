@@ -43,8 +43,9 @@ export function prepareSpeech(document: SpeechDocument, renderer: DialectRendere
       ...passage,
       items: passage.items.map((item) => {
         if (item.type !== 'text') return item;
-        const said = normaliseText(item.text, passage.language);
-        const text = passage.language === 'de-CH' ? renderer.render(said, passage.dialect) : said;
+        const swiss = passage.language === 'de-CH';
+        const said = normaliseText(swiss ? renderer.prepare(item.text, passage.dialect) : item.text, passage.language);
+        const text = swiss ? renderer.render(said, passage.dialect) : said;
         return styled ? { ...item, text, prosody: combineDelivery(style, item.prosody) } : { ...item, text };
       }),
     })),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REGION_FILES, regionData } from '../../engine/dialect/region-data.js';
 import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
+import { normaliseText } from '../../engine/text/normaliser.js';
 import { LANGUAGES } from '../../src/catalog/languages.js';
 
 const renderer = new SwissGermanRenderer();
@@ -71,5 +72,33 @@ describe('Swiss German rendering', () => {
     const started = performance.now();
     for (let i = 0; i < 200; i++) renderer.render(text, 'bern');
     expect((performance.now() - started) / 200).toBeLessThan(2);
+  });
+});
+
+describe('Swiss German clock times', () => {
+  const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
+  const cases: Array<[string, string, string]> = [
+    ['zurich', 'Wir sind von 8 bis 17 Uhr erreichbar.', 'Mir sind vo achti bis föifi erreichbar.'],
+    ['bern', 'Wir sind von 8 bis 17 Uhr erreichbar.', 'Mir si vo achti bis füfi erreichbar.'],
+    ['zurich', 'um 10 Uhr', 'am zäni'],
+    ['zurich', 'zwischen 9 und 11 Uhr', 'zwüsche nüüni und elfi'],
+    ['bern', 'zwischen 9 und 11 Uhr', 'zwüsche nüüni u eufi'],
+    ['zurich', 'um halb drei', 'am halbi drüü'],
+    ['bern', 'um 12:30', 'am haubi eis'],
+    ['zurich', 'um 17:25 Uhr', 'am föif vor halbi sächsi'],
+    ['zurich', 'um 17:35', 'am föif ab halbi sächsi'],
+    ['zurich', 'um 6:45', 'am Viertel vor sibni'],
+    ['zurich', 'um 15:15', 'am Viertel ab drüü'],
+    ['bern', 'um 17:40 Uhr', 'am zwänzg vor sächsi'],
+    ['zurich', 'um 9:10', 'am zää ab nüüni'],
+    ['zurich', 'um 0:00', 'am zwölfi'],
+  ];
+  for (const [region, german, dialect] of cases) {
+    it(`${region}: ${german}`, () => expect(say(german, region)).toBe(dialect));
+  }
+
+  it('leaves amounts with a point and Swiss Standard German alone', () => {
+    expect(renderer.prepare('Das kostet 14.30 Franken.', 'zurich')).toBe('Das kostet 14.30 Franken.');
+    expect(renderer.prepare('um 17:30 Uhr', 'hochdeutsch')).toBe('um 17:30 Uhr');
   });
 });
