@@ -3,7 +3,9 @@ import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
-const COMPOUND = new RegExp(`\\b(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})\\b`, 'giu');
+const COMPOUND = new RegExp(`\\b(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})(ste[nrs]?)?\\b`, 'giu');
+/** Ordinals of the tens ("dreissigsten"): from twenty, Swiss German ordinals end in -ischte. */
+const TENS_ORDINAL = new RegExp(`\\b(${TENS.join('|')})ste[nrs]?\\b`, 'giu');
 
 /**
  * Keeps the capital of the word it replaces (sentence starts, nouns); the data writes its own
@@ -66,10 +68,11 @@ export class SwissGermanRenderer implements DialectRenderer {
       const { pattern, replace } = data.verbWithSie;
       out = out.replace(pattern, (match, stem: string) => (data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase()))));
     }
-    out = out.replace(COMPOUND, (match, ones: string, tens: string) => {
+    out = out.replace(COMPOUND, (match, ones: string, tens: string, ordinal: string | undefined) => {
       const dialectOnes = data.compoundOnes.get(ones.toLowerCase()) ?? `${ones}e`;
-      return likeCase(match, dialectOnes + (data.numbers.get(tens.toLowerCase()) ?? tens));
+      return likeCase(match, dialectOnes + (data.numbers.get(tens.toLowerCase()) ?? tens) + (ordinal ? 'ischte' : ''));
     });
+    out = out.replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`));
     return out.replace(/\p{L}+/gu, (word) => {
       const lower = word.toLowerCase();
       const known = data.numbers.get(lower) ?? data.words.get(lower);

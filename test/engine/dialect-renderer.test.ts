@@ -97,6 +97,14 @@ describe('Swiss German clock times', () => {
     it(`${region}: ${german}`, () => expect(say(german, region)).toBe(dialect));
   }
 
+  it('says ordinals and dates in the dialect', () => {
+    expect(say('am 1. August', 'zurich')).toBe('am erschte August');
+    expect(say('am 3. Mai', 'zurich')).toBe('am dritte Mai');
+    expect(say('am 21. Januar', 'zurich')).toBe('am einezwänzgischte Januar');
+    expect(say('am 30. Juni', 'zurich')).toBe('am drissgischte Juni');
+    expect(say('am 2. Mai und am 12. Mai', 'bern')).toBe('am zwöite Mai u am zwöufte Mai');
+  });
+
   it('leaves amounts with a point and Swiss Standard German alone', () => {
     expect(renderer.prepare('Das kostet 14.30 Franken.', 'zurich')).toBe('Das kostet 14.30 Franken.');
     expect(renderer.prepare('um 17:30 Uhr', 'hochdeutsch')).toBe('um 17:30 Uhr');
