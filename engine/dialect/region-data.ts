@@ -60,9 +60,6 @@ export const REGION_FILES: Readonly<Record<string, RegionFile>> = {
 };
 const FILES = REGION_FILES;
 
-/** Regions that have their own data file; other catalog regions use `standard` for now. */
-export const REGIONS_WITH_DATA = Object.keys(FILES);
-
 function chain(region: string): RegionFile[] {
   const file = FILES[region] ?? FILES['standard']!;
   return file.inherits ? [...chain(file.inherits), file] : [file];

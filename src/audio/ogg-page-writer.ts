@@ -66,9 +66,4 @@ export class OggPageWriter {
     page.writeUInt32LE(oggCrc(page), 22);
     return page;
   }
-
-  /** Lacing values a packet of `length` bytes takes. */
-  static segmentsFor(length: number): number {
-    return Math.floor(length / 255) + 1;
-  }
 }
