@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --single-threaded-gc
 /** The `sprachrohr` command: serve the API, manage keys, and call the API from a shell. */
 import { ConfigError } from '../config.js';
 import { ApiClientError } from './api-client.js';

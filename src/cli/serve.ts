@@ -20,7 +20,10 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
   const server = await startServer(config, logger);
-  logger.info({ address: server.address, dataDir: config.dataDir }, 'sprachrohr is listening');
+  // Parallel garbage-collector helpers compete with the synthesis workers for cores and
+  // stall the event loop on small machines; the `sprachrohr` command starts Node without them.
+  const singleThreadedGc = process.execArgv.includes('--single-threaded-gc');
+  logger.info({ address: server.address, dataDir: config.dataDir, singleThreadedGc }, 'sprachrohr is listening');
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     server.close().then(

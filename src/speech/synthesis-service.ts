@@ -116,8 +116,10 @@ export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, pla
   try {
     for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal)) {
       if (event.type === 'audio') {
-        encode(rate.push(event.pcm, event.sampleRateHz));
+        // Wait for a turn before the work, not after: chunks from the workers arrive in
+        // batches, and each waiting synthesis would otherwise take one more step in that turn.
         await breathe();
+        encode(rate.push(event.pcm, event.sampleRateHz));
       } else if (event.type === 'mark') {
         marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
       }

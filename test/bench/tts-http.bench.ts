@@ -75,7 +75,7 @@ export async function benchTtsHttp(): Promise<HttpFigures> {
   const apiKeys: string[] = [];
   for (let i = 0; i < KEYS; i++) apiKeys.push((await keys.create(`bench ${i}`, 'sandbox')).key);
   await store.close();
-  const server = spawn(process.execPath, [CLI, 'serve'], {
+  const server = spawn(process.execPath, ['--single-threaded-gc', CLI, 'serve'], {
     env: { ...process.env, SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_PORT: '0', SPRACHROHR_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
