@@ -1,4 +1,5 @@
 import type { DialectRenderer } from './dialect-renderer.js';
+import { rewriteGermanSyntax } from './german-syntax.js';
 import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 
@@ -45,7 +46,8 @@ function byRules(word: string, data: RegionData): string {
 }
 
 /**
- * Renders Standard German into a Swiss German region from the region's data files: phrases,
+ * Renders Standard German into a Swiss German region: German-side syntax rewrites (perfect for
+ * preterite, vom for the genitive, wo, z), then the region's data files: phrases,
  * formal verbs with "Sie", number words, the word lexicon, then spelling rules for the words
  * no lexicon knows. `hochdeutsch` keeps every word (Swiss spelling only). Regions without
  * their own file use the supra-regional `standard` data.
@@ -61,7 +63,7 @@ export class SwissGermanRenderer implements DialectRenderer {
     const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
-    let out = swiss;
+    let out = rewriteGermanSyntax(swiss);
     for (const [pattern, dialectText] of phrasesOf(data)) out = out.replace(pattern, (match) => likeCase(match, dialectText));
     for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
     if (data.verbWithSie) {

@@ -1,0 +1,152 @@
+import syntax from './data/german-syntax.json' with { type: 'json' };
+
+/** The German-side rewrite data (`engine/dialect/data/german-syntax.json`). */
+export interface GermanSyntaxFile {
+  readonly source: string;
+  /** Present tense of the auxiliaries: ich, du, er/sie/es, wir, ihr, sie/Sie. */
+  readonly auxiliaries: { readonly source: string; readonly sein: readonly string[]; readonly haben: readonly string[] };
+  /** Preterites of modal verbs: their participle stands before the clause's infinitive. */
+  readonly modals: readonly string[];
+  readonly separableParticles: { readonly source: string; readonly words: readonly string[] };
+  /** Preterite (first/third person singular), auxiliary, participle, source. */
+  readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
+  /** Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. */
+  readonly patterns: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
+}
+
+/** The data file, typed; its shape is checked by a test. */
+export const GERMAN_SYNTAX = syntax as unknown as GermanSyntaxFile;
+
+/** Grammatical person as the auxiliaries list it. */
+const enum Person {
+  FirstSingular = 0,
+  SecondSingular = 1,
+  ThirdSingular = 2,
+  FirstPlural = 3,
+  SecondPlural = 4,
+  ThirdPlural = 5,
+}
+
+interface PreteriteForm {
+  readonly auxiliary: 'sein' | 'haben';
+  readonly participle: string;
+  readonly modal: boolean;
+  readonly passive: boolean;
+  /** The person the ending tells; singular forms may still be "ich". */
+  readonly person: Person;
+}
+
+/** Every inflected preterite form (war, warst, waren, wart) → what it becomes. */
+const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
+  const forms = new Map<string, PreteriteForm>();
+  for (const [stem, auxiliary, participle] of GERMAN_SYNTAX.preterite) {
+    const base = { auxiliary, participle, modal: GERMAN_SYNTAX.modals.includes(stem), passive: stem === 'wurde' };
+    // war → warst, waren, wart; hatte → hattest, hatten, hattet; fand → fandest, fanden, fandet.
+    const linkingE = stem.endsWith('e') ? '' : 'e';
+    const dentalE = /[dts]$/u.test(stem) ? 'e' : '';
+    forms.set(stem, { ...base, person: Person.ThirdSingular });
+    forms.set(`${stem}${dentalE}st`, { ...base, person: Person.SecondSingular });
+    forms.set(`${stem}${linkingE}n`, { ...base, person: Person.ThirdPlural });
+    forms.set(`${stem}${dentalE}t`, { ...base, person: Person.SecondPlural });
+  }
+  return forms;
+})();
+
+const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
+const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
+const WORD = /\p{L}[\p{L}-]*/gu;
+/** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
+const COORDINATED_PRETERITE = new RegExp(
+  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}]))`,
+  'iu',
+);
+
+/** Keeps a capital at the start of a replaced word. */
+function withCaseOf(original: string, replacement: string): string {
+  return original[0] === original[0]!.toUpperCase() ? replacement[0]!.toUpperCase() + replacement.slice(1) : replacement;
+}
+
+/** A German infinitive or participle shape at the end of a clause (zuordnen, zurückgesetzt). */
+function looksInfinitive(word: string): boolean {
+  return /^\p{Ll}{2,}(?:en|ern|eln)$/u.test(word);
+}
+function looksParticiple(word: string): boolean {
+  return /^\p{Ll}*(?:ge\p{Ll}{2,}(?:t|en)|\p{Ll}{3,}iert)$/u.test(word);
+}
+/** After "wurde", participles with an inseparable prefix count too (behoben, versendet). */
+function looksPassiveParticiple(word: string): boolean {
+  return looksParticiple(word) || /^(?:be|er|ver|ent|zer|emp|miss)\p{Ll}{2,}(?:t|en)$/u.test(word);
+}
+
+interface Token {
+  text: string;
+  readonly start: number;
+}
+
+/**
+ * Rewrites one clause (text between punctuation) with its first preterite in the perfect:
+ * the auxiliary takes the verb's place and the participle goes to the clause end; in a
+ * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
+ */
+function perfectOfClause(clause: string, afterComma: boolean): string {
+  const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
+  const at = tokens.findIndex((token) => FORMS.has(token.text.toLowerCase()));
+  if (at < 0) return clause;
+  const verb = tokens[at]!;
+  const form = FORMS.get(verb.text.toLowerCase())!;
+  const neighbours = [tokens[at - 1]?.text.toLowerCase(), tokens[at + 1]?.text.toLowerCase()];
+  let person = form.person;
+  if (person === Person.ThirdSingular && neighbours.includes('ich')) person = Person.FirstSingular;
+  const auxiliary = GERMAN_SYNTAX.auxiliaries[form.auxiliary][person]!;
+  const last = tokens.length - 1;
+  let participle = form.participle;
+  const words = tokens.map((token) => token.text);
+  if (at === last && afterComma) {
+    // Verb-final clause: "…, weil wir nicht kommen konnten" → "…, weil wir nicht haben gekonnt kommen".
+    if (form.modal && at > 0 && looksInfinitive(words[at - 1]!)) {
+      words[at] = words[at - 1]!;
+      words[at - 1] = `${auxiliary} ${participle}`;
+    } else {
+      words[at] = `${participle} ${auxiliary}`;
+    }
+  } else {
+    words[at] = withCaseOf(verb.text, auxiliary);
+    const end = words[last]!;
+    if (at < last && PARTICLES.has(end.toLowerCase()) && !form.modal) {
+      // "Der Strom fiel gestern aus" → "… ist gestern ausgefallen".
+      words[last] = `${end.toLowerCase()}${participle}`;
+    } else if (form.modal && at < last && looksInfinitive(end)) {
+      words[last] = `${participle} ${end}`;
+    } else if (!form.passive && !form.modal && words.some((word, index) => index !== at && looksParticiple(word))) {
+      // A pluperfect ("war eingegangen", "hatten bestellt") needs only the present auxiliary.
+    } else {
+      if (form.passive && at < last && looksPassiveParticiple(end)) participle = 'worden';
+      words[last] = `${words[last]} ${participle}`;
+    }
+  }
+  // Reassemble with the clause's own spacing and punctuation between the words.
+  let out = '';
+  let cursor = 0;
+  tokens.forEach((token, index) => {
+    out += clause.slice(cursor, token.start) + words[index];
+    cursor = token.start + token.text.length;
+  });
+  return out + clause.slice(cursor);
+}
+
+/**
+ * German-side rewrites where Swiss German grammar differs (DIALECTS.md, step 2): preterite →
+ * perfect with the right auxiliary, genitive → von/vom, relative pronouns → wo, and `zu` +
+ * infinitive → `z`. The output is still German words, for the region's lexicon to render.
+ */
+export function rewriteGermanSyntax(text: string): string {
+  let out = text;
+  for (const { pattern, replace } of PATTERNS) out = out.replace(pattern, replace);
+  // Clauses end at punctuation, and at a conjunction that a preterite follows ("… und wurde
+  // behoben"); a clause after a comma may be verb-final.
+  return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
+    const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
+    const clauses = stretch.split(COORDINATED_PRETERITE);
+    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0))).join('') + punctuation;
+  });
+}

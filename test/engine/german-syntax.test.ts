@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { GERMAN_SYNTAX, rewriteGermanSyntax } from '../../engine/dialect/german-syntax.js';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
+
+describe('German-side syntax rewrites', () => {
+  it('keep a source note on every row of their data file', () => {
+    for (const row of GERMAN_SYNTAX.preterite) {
+      expect(row, row[0]).toHaveLength(4);
+      expect(['sein', 'haben']).toContain(row[1]);
+      expect(row[3].length, row[0]).toBeGreaterThan(3);
+    }
+    for (const pattern of GERMAN_SYNTAX.patterns) expect(pattern.source.length).toBeGreaterThan(10);
+    expect(GERMAN_SYNTAX.auxiliaries.sein).toHaveLength(6);
+    expect(GERMAN_SYNTAX.auxiliaries.haben).toHaveLength(6);
+  });
+
+  const cases: Array<[string, string, string]> = [
+    ['preterite of sein → perfect, participle at the clause end', 'Die Eingabe war nicht korrekt.', 'Die Eingabe ist nicht korrekt gewesen.'],
+    ['first person from "ich"', 'Ich war gestern in Bern.', 'Ich bin gestern in Bern gewesen.'],
+    ['plural from the ending', 'Sie hatten einen Termin.', 'Sie haben einen Termin gehabt.'],
+    ['second person singular', 'Du warst nicht da.', 'Du bist nicht da gewesen.'],
+    ['question word order', 'Hatten Sie einen Termin?', 'Haben Sie einen Termin gehabt?'],
+    ['passive: wurde + participle → ist … worden', 'Ihr Passwort wurde zurückgesetzt.', 'Ihr Passwort ist zurückgesetzt worden.'],
+    ['passive with an inseparable prefix', 'Die Störung wurde behoben.', 'Die Störung ist behoben worden.'],
+    ['wurde + adjective → geworden', 'Es wurde kalt.', 'Es ist kalt geworden.'],
+    ['verbs of motion take sein', 'Der Techniker kam um zehn.', 'Der Techniker ist um zehn gekommen.'],
+    ['a separable particle joins the participle', 'Der Strom fiel gestern aus.', 'Der Strom ist gestern ausgefallen.'],
+    ['modal: participle before the infinitive', 'Wir konnten Ihre Zahlung nicht zuordnen.', 'Wir haben Ihre Zahlung nicht gekonnt zuordnen.'],
+    ['verb-final clause after a comma', 'Wir wissen, dass es gut war.', 'Wir wissen, dass es gut gewesen ist.'],
+    ['verb-final modal clause', 'Es tut uns leid, dass wir nicht kommen konnten.', 'Es tut uns leid, dass wir nicht haben gekonnt kommen.'],
+    ['pluperfect keeps only the auxiliary', 'Ihre Zahlung war eingegangen.', 'Ihre Zahlung ist eingegangen.'],
+    ['each coordinated clause on its own', 'Die Störung war bekannt und wurde behoben.', 'Die Störung ist bekannt gewesen und ist behoben worden.'],
+    ['a conjunction without a preterite after it stays inside the clause', 'Ich war in Bern und Basel.', 'Ich bin in Bern und Basel gewesen.'],
+    ['genitive des → vom', 'Die Nummer des Vertrags steht oben.', 'Die Nummer vom Vertrag steht oben.'],
+    ['feminine genitive der → von der', 'Die Nummer der Rechnung steht oben.', 'Die Nummer von der Rechnung steht oben.'],
+    ['dative der after a preposition stays', 'Sie steht auf der Rechnung.', 'Sie steht auf der Rechnung.'],
+    ['relative pronoun → wo', 'Das Formular, das Sie ausgefüllt haben, ist da.', 'Das Formular, wo Sie ausgefüllt haben, ist da.'],
+    ['a demonstrative after an interjection stays', 'Danke, das ist nett.', 'Danke, das ist nett.'],
+    ['zu + infinitive → z', 'Wir versuchen, Sie zu erreichen.', 'Wir versuchen, Sie z erreichen.'],
+    ['zu inside a separable verb, and um … zu → für … z', 'Um zum Menü zurückzukehren, drücken Sie die Eins.', 'Für zum Menü zurück z kehren, drücken Sie die Eins.'],
+    ['zu before an adjective and its noun stays', 'Produkte zu günstigen Preisen.', 'Produkte zu günstigen Preisen.'],
+    ['present tense is left alone', 'Wir sind von 8 bis 17 Uhr erreichbar.', 'Wir sind von 8 bis 17 Uhr erreichbar.'],
+  ];
+  for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
+
+  it('feed the region lexicons: the rewritten sentence comes out in dialect', () => {
+    const renderer = new SwissGermanRenderer();
+    expect(renderer.render('Die Eingabe war nicht korrekt.', 'zurich')).toBe('D Iigab isch nöd korrekt gsi.');
+    expect(renderer.render('Die Eingabe war nicht korrekt.', 'bern')).toBe('D Iigab isch nid korrekt gsi.');
+    expect(renderer.render('Es tut uns leid, dass wir nicht kommen konnten.', 'zurich')).toBe('Es tuet eus leid, dass mir nöd händ chöne cho.');
+    expect(renderer.render('Der Strom fiel gestern aus.', 'zurich')).toBe('De Strom isch geschter usgfalle.');
+    expect(renderer.render('Das Formular, das Sie ausgefüllt haben, ist angekommen.', 'zurich')).toBe('S Formular, wo Si usgfüllt händ, isch aacho.');
+    // Swiss Standard German keeps the German grammar.
+    expect(renderer.render('Die Eingabe war nicht korrekt.', 'hochdeutsch')).toBe('Die Eingabe war nicht korrekt.');
+  });
+});
