@@ -1,10 +1,14 @@
 import type { DialectRenderer } from './dialect-renderer.js';
 import { rewriteGermanSyntax } from './german-syntax.js';
+import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
-const COMPOUND = new RegExp(`\\b(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})(ste[nrs]?)?\\b`, 'giu');
+/** Compound ordinals ("einundzwanzigsten"): from twenty, Swiss German ordinals end in -ischte. */
+const COMPOUND_ORDINAL = new RegExp(`\\b((?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(?:${TENS.join('|')}))ste[nrs]?\\b`, 'giu');
+/** Number words with hundreds or thousands, or compounds below a hundred. */
+const LONG_NUMBER = new RegExp(`\\b\\p{L}*(?:hundert|tausend|und(?:${TENS.join('|')}))\\p{L}*\\b`, 'giu');
 /** Ordinals of the tens ("dreissigsten"): from twenty, Swiss German ordinals end in -ischte. */
 const TENS_ORDINAL = new RegExp(`\\b(${TENS.join('|')})ste[nrs]?\\b`, 'giu');
 
@@ -70,10 +74,8 @@ export class SwissGermanRenderer implements DialectRenderer {
       const { pattern, replace } = data.verbWithSie;
       out = out.replace(pattern, (match, stem: string) => (data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase()))));
     }
-    out = out.replace(COMPOUND, (match, ones: string, tens: string, ordinal: string | undefined) => {
-      const dialectOnes = data.compoundOnes.get(ones.toLowerCase()) ?? `${ones}e`;
-      return likeCase(match, dialectOnes + (data.numbers.get(tens.toLowerCase()) ?? tens) + (ordinal ? 'ischte' : ''));
-    });
+    out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
+    out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));
     out = out.replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`));
     return out.replace(/\p{L}+/gu, (word) => {
       const lower = word.toLowerCase();

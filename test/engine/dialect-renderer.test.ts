@@ -110,3 +110,24 @@ describe('Swiss German clock times', () => {
     expect(renderer.prepare('um 17:30 Uhr', 'hochdeutsch')).toBe('um 17:30 Uhr');
   });
 });
+
+describe('Swiss German number words above a hundred', () => {
+  const cases: Array<[string, string, string]> = [
+    ['zurich', 'zweihundertfünfzig Franken', 'zweihundertfüfzg Franke'],
+    ['bern', 'zweihundertfünfzig Franken', 'zwöihundertfüfzg Franke'],
+    ['zurich', 'zweitausendsechsundzwanzig', 'zweituusigsächsezwänzg'],
+    ['bern', 'zweitausendsechsundzwanzig', 'zwöituusigsächsezwänzg'],
+    ['zurich', 'neunzehnhundertneunzig', 'nüünzäähundertnünzg'],
+    ['zurich', 'eintausendzweihundert', 'tuusigzweihundert'],
+    ['zurich', 'einhunderteins', 'hunderteis'],
+    ['zurich', 'fünfhunderttausend', 'föifhunderttuusig'],
+    ['zurich', 'Tausende Kunden', 'Tuusigi Chunde'],
+  ];
+  for (const [region, german, dialect] of cases) it(`${region}: ${german}`, () => expect(renderer.render(german, region)).toBe(dialect));
+
+  it('says years and amounts written in digits through the whole path', () => {
+    const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
+    expect(say('Seit 1990 kostet es 250 Franken.', 'zurich')).toBe('Sit nüünzäähundertnünzg choschtet es zweihundertfüfzg Franke.');
+    expect(say('Am 3. Mai 2026.', 'bern')).toBe('Am dritte Mai zwöituusigsächsezwänzg.');
+  });
+});
