@@ -1,5 +1,11 @@
+import aargau from './data/aargau.json' with { type: 'json' };
+import basel from './data/basel.json' with { type: 'json' };
 import bern from './data/bern.json' with { type: 'json' };
+import graubuenden from './data/graubuenden.json' with { type: 'json' };
+import luzern from './data/luzern.json' with { type: 'json' };
 import standard from './data/standard.json' with { type: 'json' };
+import stgallen from './data/stgallen.json' with { type: 'json' };
+import wallis from './data/wallis.json' with { type: 'json' };
 import zurich from './data/zurich.json' with { type: 'json' };
 
 /** One region's data file (`engine/dialect/data/<region>.json`); every row carries a source note. */
@@ -24,6 +30,8 @@ export interface RegionFile {
   readonly time?: RegionTime & { readonly source: string };
   /** A formal verb with "Sie" ("drücken Sie"), as a regular expression on lower-case text. */
   readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
+  /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
+  readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
   readonly rules: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly except: readonly string[]; readonly source: string }>;
 }
@@ -57,6 +65,12 @@ export const REGION_FILES: Readonly<Record<string, RegionFile>> = {
   standard: standard as unknown as RegionFile,
   zurich: zurich as unknown as RegionFile,
   bern: bern as unknown as RegionFile,
+  basel: basel as unknown as RegionFile,
+  luzern: luzern as unknown as RegionFile,
+  stgallen: stgallen as unknown as RegionFile,
+  aargau: aargau as unknown as RegionFile,
+  graubuenden: graubuenden as unknown as RegionFile,
+  wallis: wallis as unknown as RegionFile,
 };
 const FILES = REGION_FILES;
 
@@ -79,8 +93,10 @@ export function regionData(region: string): RegionData {
   let verbWithSie: RegionData['verbWithSie'] = null;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
-  const rules: Array<RegionData['rules'][number]> = [];
+  let rules: Array<RegionData['rules'][number] & { readonly source: string }> = [];
   for (const file of files) {
+    const dropped = new Set((file.withoutRules ?? []).map((rule) => rule.pattern));
+    rules = rules.filter((rule) => !dropped.has(rule.source));
     for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
     for (const [german, dialect] of file.words) (german.includes(' ') ? phrases : words).set(german, dialect);
     for (const [german, dialect] of file.numbers?.words ?? []) numbers.set(german, dialect);
@@ -88,7 +104,8 @@ export function regionData(region: string): RegionData {
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
-    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
+    // `source` here keeps the rule's pattern text, so a later region can drop it by pattern.
+    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except), source: rule.pattern });
   }
   data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules };
   cache.set(region, data);

@@ -16,7 +16,10 @@ describe('dialect data files', () => {
         expect(row[2].trim().length, `${region}: ${row[0]}`).toBeGreaterThan(0);
         expect(row[0]).toBe(row[0].toLowerCase());
       }
-      for (const rule of [...file.rules, ...(file.patterns ?? [])]) expect(rule.source.length).toBeGreaterThan(0);
+      for (const rule of [...file.rules, ...(file.patterns ?? []), ...(file.withoutRules ?? [])]) expect(rule.source.length).toBeGreaterThan(0);
+      // A dropped rule must exist in what the region inherits.
+      const inherited = file.inherits ? regionData(file.inherits).rules.map((rule) => rule.pattern.source) : [];
+      for (const dropped of file.withoutRules ?? []) expect(inherited, `${region} drops ${dropped.pattern}`).toContain(dropped.pattern);
     }
   });
 
@@ -129,5 +132,44 @@ describe('Swiss German number words above a hundred', () => {
     const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
     expect(say('Seit 1990 kostet es 250 Franken.', 'zurich')).toBe('Sit nüünzäähundertnünzg choschtet es zweihundertfüfzg Franke.');
     expect(say('Am 3. Mai 2026.', 'bern')).toBe('Am dritte Mai zwöituusigsächsezwänzg.');
+  });
+});
+
+describe('every catalog region has its own data', () => {
+  const cases: Array<[string, string, string]> = [
+    ['basel', 'Wir sind gleich für Sie da.', 'Mir sinn grad fir Si do.'],
+    ['luzern', 'Am Sonntag ist unser Geschäft geschlossen.', 'Am Sonntig esch üses Gschäft zue.'],
+    ['aargau', 'Ihr Termin ist am Dienstag um 10 Uhr.', 'Ihre Termin esch am Zischtig am zähni.'],
+    ['stgallen', 'Für Störungen drücken Sie die Zwei.', 'För Störige drucked Si d Zwai.'],
+    ['graubuenden', 'Bitte warten Sie einen Moment.', 'Bitte wartend Si an Momänt.'],
+    ['wallis', 'Die Rechnung beträgt 45 Franken.', 'D Rächnig isch fifävierzg Franku.'],
+  ];
+  const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
+  for (const [region, german, dialect] of cases) it(`${region}: ${german}`, () => expect(say(german, region)).toBe(dialect));
+
+  it('renders every de-CH dialect of the catalog: never German, and each region with its own data', () => {
+    const sentences = ['Wir sind von Montag bis Freitag für Sie da, nicht am Sonntag.', 'Drücken Sie die Eins für die Rechnung.'];
+    const dialects = LANGUAGES.find((language) => language.code === 'de-CH')!.dialects.map((d) => d.id).filter((id) => id !== 'hochdeutsch');
+    for (const dialect of dialects) {
+      for (const sentence of sentences) expect(say(sentence, dialect), dialect).not.toBe(sentence);
+      if (dialect === 'standard') continue;
+      expect(REGION_FILES[dialect], dialect).toBeDefined();
+      expect(sentences.some((sentence) => say(sentence, dialect) !== say(sentence, 'standard')), dialect).toBe(true);
+    }
+    expect(new Set(dialects.map((dialect) => say(sentences[0]!, dialect))).size).toBeGreaterThanOrEqual(7);
+  });
+
+  it('lets Basel and Graubünden drop the inherited k → ch rule and keep their own', () => {
+    expect(renderer.render('Kinder und Kälte', 'basel')).toBe('Kinder und Kälte');
+    expect(renderer.render('Kinder und Kälte', 'graubuenden')).toBe('Kinder und Kälta');
+    expect(renderer.render('Kinder und Kälte', 'luzern')).toBe('Chinder ond Chälte');
+    expect(renderer.render('Kinder', 'wallis')).toBe('Chinder');
+  });
+
+  it('applies region spelling rules with their exceptions', () => {
+    expect(renderer.render('Gebühr', 'basel')).toBe('Gebihr');
+    expect(renderer.render('Minute', 'graubuenden')).toBe('Minuta');
+    expect(renderer.render('bitte', 'graubuenden')).toBe('bitte');
+    expect(renderer.render('Sache', 'wallis')).toBe('Sachä');
   });
 });
