@@ -12,6 +12,11 @@ const LONG_NUMBER = new RegExp(`\\b\\p{L}*(?:hundert|tausend|und(?:${TENS.join('
 /** Ordinals of the tens ("dreissigsten"): from twenty, Swiss German ordinals end in -ischte. */
 const TENS_ORDINAL = new RegExp(`\\b(${TENS.join('|')})ste[nrs]?\\b`, 'giu');
 
+/** Private-use characters around text that is already dialect (never in input text). */
+const FENCE_OPEN = '\uE000';
+const FENCE_CLOSE = '\uE001';
+const WORD_OR_FENCED = /\uE000[^\uE001]*\uE001|\p{L}+/gu;
+
 /**
  * Keeps the capital of the word it replaces (sentence starts, nouns); the data writes its own
  * capitals inside phrases ("uf Widerlose").
@@ -64,11 +69,12 @@ export class SwissGermanRenderer implements DialectRenderer {
   }
 
   render(text: string, dialect: string | null): string {
-    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
+    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS').replace(/[\uE000\uE001]/g, '');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
     let out = rewriteGermanSyntax(swiss);
-    for (const [pattern, dialectText] of phrasesOf(data)) out = out.replace(pattern, (match) => likeCase(match, dialectText));
+    // Phrases are finished dialect: fenced off so the word pass below leaves them as written.
+    for (const [pattern, dialectText] of phrasesOf(data)) out = out.replace(pattern, (match) => `${FENCE_OPEN}${likeCase(match, dialectText)}${FENCE_CLOSE}`);
     for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
     if (data.verbWithSie) {
       const { pattern, replace } = data.verbWithSie;
@@ -77,7 +83,8 @@ export class SwissGermanRenderer implements DialectRenderer {
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
     out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));
     out = out.replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`));
-    return out.replace(/\p{L}+/gu, (word) => {
+    return out.replace(WORD_OR_FENCED, (word) => {
+      if (word.startsWith(FENCE_OPEN)) return word.slice(1, -1);
       const lower = word.toLowerCase();
       const known = data.numbers.get(lower) ?? data.words.get(lower);
       return likeCase(word, known ?? byRules(word, data));

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { benchEncoding } from './encode-formats.bench.js';
 import { benchDialectQuality } from './dialect-quality.bench.js';
+import { benchDialectSpeed } from './dialect-speed.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
@@ -53,3 +54,11 @@ console.log('|---|---|---|---|---|');
 for (const f of await benchDialectQuality()) {
   console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
 }
+
+const speed = benchDialectSpeed();
+console.log(`\nSwiss German rendering time (normalisation, rewrites, lexicon, rules; ${speed.characters} characters), target ≤ 2 ms:`);
+console.log('| region | p50 | p99 |');
+console.log('|---|---|---|');
+for (const f of speed.perRegion) console.log(`| ${f.region} | ${f.p50Ms.toFixed(2)} ms | ${f.p99Ms.toFixed(2)} ms |`);
+console.log(`10-word opening (added before swift's first audio, target ≤ 5 ms): p50 ${speed.tenWords.p50Ms.toFixed(3)} ms, p99 ${speed.tenWords.p99Ms.toFixed(3)} ms`);
+

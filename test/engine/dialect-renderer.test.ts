@@ -166,6 +166,11 @@ describe('every catalog region has its own data', () => {
     expect(renderer.render('Kinder', 'wallis')).toBe('Chinder');
   });
 
+  it('leaves a phrase as its data writes it: no spelling rule runs over it', () => {
+    expect(renderer.render('Guten Tag', 'wallis')).toBe('Güete Tag');
+    expect(renderer.render('Guten\uE000 Tag', 'wallis')).toBe('Güete Tag');
+  });
+
   it('applies region spelling rules with their exceptions', () => {
     expect(renderer.render('Gebühr', 'basel')).toBe('Gebihr');
     expect(renderer.render('Minute', 'graubuenden')).toBe('Minuta');
