@@ -13,7 +13,7 @@ const FIVE_HUNDRED =
   'Guten Tag und willkommen beim Kundendienst der Stadtwerke. Unsere Büros sind von Montag bis Freitag von 8 bis 17 Uhr ' +
   'für Sie da. Ihre Rechnung über 245 Franken war am 3. Mai 2026 fällig; die Zahlung wurde gestern verbucht. Für Fragen ' +
   'zur Rechnung drücken Sie die Eins, für Störungen die Zwei. Der Techniker, der Ihren Auftrag bearbeitet, kommt um 14:30 Uhr. ' +
-  'Sie erreichen uns unter 044 668 18 00. Bitte halten Sie Ihre Kundennummer bereit. Vielen Dank für Ihren Anruf und auf Wiederhören.';
+  'Sie erreichen uns unter 044 668 18 00. Bitte halten Sie Ihre Kundennummer bereit. Vielen Dank für Ihren Anruf und auf Wiederhören. Wir wünschen Ihnen einen schönen Tag.';
 const TEN_WORDS = 'Guten Tag, Sie sind mit dem Kundendienst der Stadtwerke verbunden.';
 const REGIONS = ['standard', 'zurich', 'bern', 'basel', 'luzern', 'stgallen', 'aargau', 'graubuenden', 'wallis'];
 const ROUNDS = 300;
