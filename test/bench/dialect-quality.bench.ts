@@ -70,9 +70,12 @@ export interface DialectFigure {
   copyWer: number;
 }
 
-/** Scores every region that has references in the development set. */
-export async function benchDialectQuality(): Promise<DialectFigure[]> {
-  const file = new URL('./dialect/devset.json', import.meta.url);
+/**
+ * Scores every region that has references in a set: `devset` (the data was written alongside
+ * it) or `heldout` (never used to write the data, so the honest figure).
+ */
+export async function benchDialectQuality(set: 'devset' | 'heldout' = 'devset'): Promise<DialectFigure[]> {
+  const file = new URL(`./dialect/${set}.json`, import.meta.url);
   const { sentences } = JSON.parse(await fs.readFile(file, 'utf8')) as { sentences: DevSentence[] };
   const regions = [...new Set(sentences.flatMap((s) => Object.keys(s).filter((k) => k !== 'id' && k !== 'de')))];
   const renderer = new SwissGermanRenderer();
@@ -100,7 +103,7 @@ export async function benchDialectQuality(): Promise<DialectFigure[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const f of await benchDialectQuality()) {
+  for (const f of [...(await benchDialectQuality('devset')), ...(await benchDialectQuality('heldout'))]) {
     console.log(`${f.region}: ${f.sentences} sentences, chrF ${f.chrF.toFixed(1)}, WER ${(f.wer * 100).toFixed(1)} % (German copied: chrF ${f.copyChrF.toFixed(1)}, WER ${(f.copyWer * 100).toFixed(1)} %)`);
   }
 }

@@ -51,7 +51,14 @@ for (const f of roundTrip) console.log(`| ${f.voice} | ${f.rateHz} Hz | ${(f.wor
 console.log('\nSwiss German rendering on the development set (test/bench/dialect/devset.json):');
 console.log('| region | sentences | chrF | WER | German copied: chrF / WER |');
 console.log('|---|---|---|---|---|');
-for (const f of await benchDialectQuality()) {
+for (const f of await benchDialectQuality('devset')) {
+  console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
+}
+
+console.log('\nHeld-out set (test/bench/dialect/heldout.json, never used to write the data):');
+console.log('| region | sentences | chrF | WER | German copied: chrF / WER |');
+console.log('|---|---|---|---|---|');
+for (const f of await benchDialectQuality('heldout')) {
   console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
 }
 
