@@ -79,7 +79,7 @@ function looksPassiveParticiple(word: string): boolean {
 }
 
 interface Token {
-  text: string;
+  readonly text: string;
   readonly start: number;
 }
 
@@ -90,7 +90,8 @@ interface Token {
  */
 function perfectOfClause(clause: string, afterComma: boolean): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
-  const at = tokens.findIndex((token) => FORMS.has(token.text.toLowerCase()));
+  // A capital inside the clause marks a noun ("der Stand"), not a verb.
+  const at = tokens.findIndex((token, index) => FORMS.has(token.text.toLowerCase()) && (index === 0 || token.text === token.text.toLowerCase()));
   if (at < 0) return clause;
   const verb = tokens[at]!;
   const form = FORMS.get(verb.text.toLowerCase())!;

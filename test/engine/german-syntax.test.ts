@@ -39,6 +39,7 @@ describe('German-side syntax rewrites', () => {
     ['zu + infinitive → z', 'Wir versuchen, Sie zu erreichen.', 'Wir versuchen, Sie z erreichen.'],
     ['zu inside a separable verb, and um … zu → für … z', 'Um zum Menü zurückzukehren, drücken Sie die Eins.', 'Für zum Menü zurück z kehren, drücken Sie die Eins.'],
     ['zu before an adjective and its noun stays', 'Produkte zu günstigen Preisen.', 'Produkte zu günstigen Preisen.'],
+    ['a capitalised preterite-looking word inside a clause is a noun', 'Der Stand ist gut.', 'Der Stand ist gut.'],
     ['present tense is left alone', 'Wir sind von 8 bis 17 Uhr erreichbar.', 'Wir sind von 8 bis 17 Uhr erreichbar.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
