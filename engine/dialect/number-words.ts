@@ -1,6 +1,5 @@
 import type { RegionData } from './region-data.js';
 
-const ONES = ['ein', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun'];
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
 const COMPOUND_BELOW_HUNDRED = new RegExp(`^(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und(${TENS.join('|')})$`, 'u');
 
@@ -18,33 +17,32 @@ export function dialectBelowHundred(german: string, data: RegionData): string | 
   return (data.compoundOnes.get(ones) ?? `${ones}e`) + (data.numbers.get(tens) ?? tens);
 }
 
-/** Below a thousand: "zweihundertfünfzig" → "zweihundertfüfzg"; "einhundert" → "hundert". */
-function dialectBelowThousand(german: string, data: RegionData): string | null {
-  const at = german.indexOf('hundert');
-  if (at < 0) return dialectBelowHundred(german, data);
+/**
+ * A number word built on a scale word ("hundert", "tausend"): the count before it (none or
+ * "ein" is said bare, as Swiss German does: "hundert", "tuusig") and the rest after it, each
+ * said by `below`; the whole word without the scale word goes to `below` alone.
+ */
+function withScale(german: string, scale: string, below: (part: string) => string | null, data: RegionData): string | null {
+  const at = german.indexOf(scale);
+  if (at < 0) return below(german);
   const count = german.slice(0, at);
-  const rest = german.slice(at + 'hundert'.length);
-  // "neunzehnhundert" (years) counts hundreds with a teen.
-  const multiplier = count === '' || count === 'ein' ? '' : dialectBelowHundred(count, data);
-  const remainder = rest === '' ? '' : dialectBelowHundred(rest, data);
+  const rest = german.slice(at + scale.length);
+  const multiplier = count === '' || count === 'ein' ? '' : below(count);
+  const remainder = rest === '' ? '' : below(rest);
   if (multiplier === null || remainder === null) return null;
-  return `${multiplier}${data.numbers.get('hundert') ?? 'hundert'}${remainder}`;
+  return `${multiplier}${data.numbers.get(scale) ?? scale}${remainder}`;
+}
+
+/** Below a thousand: "zweihundertfünfzig" → "zweihundertfüfzg"; "neunzehnhundert" (years) counts with a teen. */
+function dialectBelowThousand(german: string, data: RegionData): string | null {
+  return withScale(german, 'hundert', (part) => dialectBelowHundred(part, data), data);
 }
 
 /**
  * A German cardinal word of any size below a million in the region's words, or null when the
  * word is not one: "zweitausendsechsundzwanzig" → "zweituusigsächsezwänzg",
- * "neunzehnhundertneunzig" → "nüünzäähundertnünzg". Swiss German says "tuusig" and "hundert"
- * without a leading "ein".
+ * "neunzehnhundertneunzig" → "nüünzäähundertnünzg".
  */
 export function dialectCardinal(german: string, data: RegionData): string | null {
-  if (!ONES.some((one) => german.includes(one)) && !/zehn|elf|zwölf|zig|ssig|hundert|tausend/u.test(german)) return null;
-  const at = german.indexOf('tausend');
-  if (at < 0) return dialectBelowThousand(german, data);
-  const count = german.slice(0, at);
-  const rest = german.slice(at + 'tausend'.length);
-  const multiplier = count === '' || count === 'ein' ? '' : dialectBelowThousand(count, data);
-  const remainder = rest === '' ? '' : dialectBelowThousand(rest, data);
-  if (multiplier === null || remainder === null) return null;
-  return `${multiplier}${data.numbers.get('tausend') ?? 'tausend'}${remainder}`;
+  return withScale(german, 'tausend', (part) => dialectBelowThousand(part, data), data);
 }
