@@ -93,10 +93,10 @@ export function regionData(region: string): RegionData {
   let verbWithSie: RegionData['verbWithSie'] = null;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
-  let rules: Array<RegionData['rules'][number] & { readonly source: string }> = [];
+  let rules: Array<RegionData['rules'][number]> = [];
   for (const file of files) {
     const dropped = new Set((file.withoutRules ?? []).map((rule) => rule.pattern));
-    rules = rules.filter((rule) => !dropped.has(rule.source));
+    rules = rules.filter((rule) => !dropped.has(rule.pattern.source));
     for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
     for (const [german, dialect] of file.words) (german.includes(' ') ? phrases : words).set(german, dialect);
     for (const [german, dialect] of file.numbers?.words ?? []) numbers.set(german, dialect);
@@ -104,8 +104,7 @@ export function regionData(region: string): RegionData {
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
-    // `source` here keeps the rule's pattern text, so a later region can drop it by pattern.
-    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except), source: rule.pattern });
+    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
   }
   data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules };
   cache.set(region, data);
