@@ -20,9 +20,28 @@ export interface Prosody {
 /** Delivery that changes nothing. */
 export const NEUTRAL_PROSODY: Prosody = { rate: 1, pitch: 1, volumeDb: 0, emphasis: null };
 
+/**
+ * A stretch of a text item and how it is said: `ipa` is a pronunciation over the phones of
+ * `engine/dialect/swiss-phones.ts` (stress marked with ˈ), or `null` where the engine reads the
+ * letters its own way.
+ */
+export interface PronouncedSpan {
+  readonly text: string;
+  readonly ipa: string | null;
+}
+
 /** One piece of a passage: words to speak, an exact silence, or a named point. */
 export type SpeechItem =
-  | { readonly type: 'text'; readonly text: string; readonly prosody?: Prosody }
+  | {
+      readonly type: 'text';
+      readonly text: string;
+      readonly prosody?: Prosody;
+      /**
+       * How the text is pronounced, span by span (the spans' texts joined are `text`). Set for
+       * Swiss German dialects; engines that take phoneme input use it, others read `text`.
+       */
+      readonly pronunciation?: readonly PronouncedSpan[];
+    }
   | { readonly type: 'break'; readonly milliseconds: number }
   | { readonly type: 'mark'; readonly name: string };
 

@@ -1,3 +1,5 @@
+import type { PronouncedSpan } from '../types.js';
+
 /**
  * The seam where Standard German becomes a Swiss German dialect before synthesis (spec 2.5).
  * Every `de-CH` passage passes through it; other languages keep their words.
@@ -10,4 +12,9 @@ export interface DialectRenderer {
   prepare(text: string, dialect: string | null): string;
   /** Rewrites the words of a `de-CH` text for a dialect; must keep marks' positions meaningful. */
   render(text: string, dialect: string | null): string;
+  /**
+   * How a rendered text is pronounced in the dialect, span by span; `null` where the dialect
+   * is read as written (Swiss Standard German).
+   */
+  pronounce(renderedText: string, dialect: string | null): PronouncedSpan[] | null;
 }

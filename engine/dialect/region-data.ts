@@ -34,6 +34,28 @@ export interface RegionFile {
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
   readonly rules: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly except: readonly string[]; readonly source: string }>;
+  /** How the region's spelling is pronounced; a region overrides single rows of what it inherits. */
+  readonly sounds?: SoundsFile;
+}
+
+/** Pronunciation data of a region file (see `swiss-pronunciation.ts`). */
+export interface SoundsFile {
+  readonly source: string;
+  /**
+   * Letters → IPA phones: the longest letter group that matches wins; `^` anchors a group at the
+   * start of the word, `$` at its end.
+   */
+  readonly graphemes: ReadonlyArray<readonly [string, string, string]>;
+  /** Whole words said otherwise than their letters (loanwords): word (lower case), IPA, source. */
+  readonly words: ReadonlyArray<readonly [string, string, string]>;
+  /** Endings that carry the stress, ˈ before the stressed letters (ˈion, iˈtät): ending, source. */
+  readonly stressedEndings?: ReadonlyArray<readonly [string, string]>;
+  /** Prefixes that are never stressed (ver-, be-): prefix, source. */
+  readonly unstressedPrefixes?: ReadonlyArray<readonly [string, string]>;
+  /** Function words spoken without stress: word, source. */
+  readonly unstressedWords?: ReadonlyArray<readonly [string, string]>;
+  /** Words without a vowel that lean on the next word (d Frau, s Huus): word, source. */
+  readonly proclitics?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Clock-time words of a region. */
@@ -58,6 +80,19 @@ export interface RegionData {
   readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
   readonly time: RegionTime | null;
   readonly rules: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string; readonly except: ReadonlySet<string> }>;
+  readonly sounds: RegionSounds;
+}
+
+/** A region's pronunciation data with inheritance resolved. */
+export interface RegionSounds {
+  /** Letter group (with `^`/`$` anchors) → IPA. */
+  readonly graphemes: ReadonlyMap<string, string>;
+  /** Word (lower case) → IPA with stress mark. */
+  readonly words: ReadonlyMap<string, string>;
+  readonly stressedEndings: readonly string[];
+  readonly unstressedPrefixes: readonly string[];
+  readonly unstressedWords: ReadonlySet<string>;
+  readonly proclitics: ReadonlySet<string>;
 }
 
 /** The data files; their shape is checked by a test (every row three fields, every row a source). */
@@ -94,6 +129,12 @@ export function regionData(region: string): RegionData {
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
   let rules: Array<RegionData['rules'][number]> = [];
+  const graphemes = new Map<string, string>();
+  const soundWords = new Map<string, string>();
+  const stressedEndings = new Set<string>();
+  const unstressedPrefixes = new Set<string>();
+  const unstressedWords = new Set<string>();
+  const proclitics = new Set<string>();
   for (const file of files) {
     const dropped = new Set((file.withoutRules ?? []).map((rule) => rule.pattern));
     rules = rules.filter((rule) => !dropped.has(rule.pattern.source));
@@ -105,8 +146,23 @@ export function regionData(region: string): RegionData {
     if (file.time) time = file.time;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
     for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
+    const sounds = file.sounds;
+    for (const [letters, ipa] of sounds?.graphemes ?? []) graphemes.set(letters, ipa);
+    for (const [word, ipa] of sounds?.words ?? []) soundWords.set(word, ipa);
+    for (const [ending] of sounds?.stressedEndings ?? []) stressedEndings.add(ending);
+    for (const [prefix] of sounds?.unstressedPrefixes ?? []) unstressedPrefixes.add(prefix);
+    for (const [word] of sounds?.unstressedWords ?? []) unstressedWords.add(word);
+    for (const [word] of sounds?.proclitics ?? []) proclitics.add(word);
   }
-  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules };
+  const sounds: RegionSounds = {
+    graphemes,
+    words: soundWords,
+    stressedEndings: [...stressedEndings],
+    unstressedPrefixes: [...unstressedPrefixes],
+    unstressedWords,
+    proclitics,
+  };
+  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules, sounds };
   cache.set(region, data);
   return data;
 }

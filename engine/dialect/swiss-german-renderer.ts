@@ -3,6 +3,8 @@ import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
+import { pronounceText } from './swiss-pronunciation.js';
+import type { PronouncedSpan } from '../types.js';
 
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
 /** Compound ordinals ("einundzwanzigsten"): from twenty, Swiss German ordinals end in -ischte. */
@@ -66,6 +68,10 @@ export class SwissGermanRenderer implements DialectRenderer {
     if (dialect === 'hochdeutsch') return text;
     const time = regionData(dialect ?? 'standard').time;
     return time ? sayTimesIn(text, time) : text;
+  }
+
+  pronounce(renderedText: string, dialect: string | null): PronouncedSpan[] | null {
+    return dialect === 'hochdeutsch' ? null : pronounceText(renderedText, dialect ?? 'standard');
   }
 
   render(text: string, dialect: string | null): string {

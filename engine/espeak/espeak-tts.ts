@@ -1,5 +1,6 @@
 import { applyGain, sameProsody } from '../delivery.js';
 import type { Passage, Prosody, SpeechDocument, SpeechItem, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
+import { espeakPhonemes } from './espeak-phonemes.js';
 import type { EspeakPool } from './espeak-pool.js';
 import { ESPEAK_VOICE_STYLES, espeakLanguages, espeakLanguageVoice } from './espeak-voices.js';
 
@@ -25,12 +26,29 @@ function unescapeXml(text: string): string {
 /** A stretch of a passage spoken as one eSpeak job, or an exact silence. */
 type Segment = { kind: 'speech'; items: SpeechItem[]; prosody: Prosody | undefined } | { kind: 'break'; milliseconds: number };
 
+/** A word given to eSpeak as phoneme input: where its phonemes sit in the SSML, and its text. */
+export interface PhonemeWord {
+  /** 1-based position of the first phoneme character (eSpeak's text positions). */
+  readonly start: number;
+  /** 1-based position just past the closing brackets. */
+  readonly end: number;
+  readonly text: string;
+}
+
+/** A stretch as the SSML eSpeak reads, where its marks sit, and the words given as phonemes. */
+export interface SegmentSsml {
+  readonly ssml: string;
+  readonly marks: Array<{ name: string; position: number }>;
+  readonly phonemeWords: readonly PhonemeWord[];
+}
+
 /**
  * One stretch as the SSML eSpeak reads, and where each mark sits in it. Rate, pitch and
  * emphasis go to eSpeak's own `<prosody>`/`<emphasis>` (measured: they change pace, melody and
- * stress); volume is applied to the samples, as eSpeak's volume barely moves the level.
+ * stress); volume is applied to the samples, as eSpeak's volume barely moves the level. Words
+ * with a pronunciation (Swiss German dialects) go in as eSpeak phoneme input.
  */
-export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | undefined): { ssml: string; marks: Array<{ name: string; position: number }> } {
+export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | undefined): SegmentSsml {
   let ssml = '<speak>';
   const closing: string[] = [];
   if (prosody && (prosody.rate !== 1 || prosody.pitch !== 1)) {
@@ -43,15 +61,50 @@ export function segmentToSsml(items: readonly SpeechItem[], prosody: Prosody | u
     closing.unshift('</emphasis>');
   }
   const marks: Array<{ name: string; position: number }> = [];
+  const phonemeWords: PhonemeWord[] = [];
+  let afterPeriod = false;
+  let markSinceText = false;
   for (const item of items) {
-    if (item.type === 'text') ssml += speakable(item.text);
-    else if (item.type === 'mark') {
+    if (item.type === 'text') {
+      for (const span of item.pronunciation ?? [{ text: item.text, ipa: null }]) {
+        const phonemes = span.ipa === null ? null : espeakPhonemes(span.ipa, prosody?.emphasis ?? null);
+        if (phonemes === null) {
+          ssml += speakable(span.text);
+          if (span.text.trim() !== '') {
+            afterPeriod = span.text.trimEnd().endsWith('.');
+            markSinceText = false;
+          }
+        } else {
+          // Measured: eSpeak drops all phoneme input after "." + <mark/> + "[[" (with "?", ",",
+          // or a word in between it does not); a hyphen there is silent and keeps the input.
+          if (afterPeriod && markSinceText) ssml += '-';
+          const start = ssml.length + 3;
+          ssml += `[[${phonemes}]]`;
+          phonemeWords.push({ start, end: ssml.length + 1, text: span.text });
+          afterPeriod = false;
+          markSinceText = false;
+        }
+      }
+    } else if (item.type === 'mark') {
+      markSinceText = true;
       // eSpeak counts text positions from 1.
       marks.push({ name: item.name, position: ssml.length + 1 });
       ssml += `<mark name="${escapeXml(item.name)}"/>`;
     }
   }
-  return { ssml: `${ssml}${closing.join('')}</speak>`, marks };
+  return { ssml: `${ssml}${closing.join('')}</speak>`, marks, phonemeWords };
+}
+
+/**
+ * The written word an eSpeak word event stands for: the text of a phoneme word when the event
+ * falls inside one, else the SSML text at the event; `null` for an event past the last word
+ * (eSpeak reports one at the end of phoneme input without final punctuation).
+ */
+function wordAt(position: number, length: number, segment: SegmentSsml): string | null {
+  const phonemeWord = segment.phonemeWords.find((word) => position >= word.start && position < word.end);
+  if (phonemeWord) return phonemeWord.text;
+  const text = unescapeXml(segment.ssml.slice(position - 1, position - 1 + length));
+  return text.startsWith('<') ? null : text;
 }
 
 /**
@@ -117,7 +170,8 @@ export class EspeakTtsEngine implements TtsEngine {
           for (const item of segment.items) if (item.type === 'mark') yield { type: 'mark', name: item.name, offsetSeconds: produced / ESPEAK_SAMPLE_RATE_HZ };
           continue;
         }
-        const { ssml, marks } = segmentToSsml(segment.items, segment.prosody);
+        const built = segmentToSsml(segment.items, segment.prosody);
+        const { ssml, marks } = built;
         const gainDb = segment.prosody ? segment.prosody.volumeDb : 0;
         // eSpeak drops a mark that follows a sentence end; such a mark is placed at the start
         // of the next word instead (or at the end of the stretch), never lost.
@@ -134,8 +188,8 @@ export class EspeakTtsEngine implements TtsEngine {
               while (pending.length > 0 && pending[0]!.position < event.textPosition) {
                 yield { type: 'mark', name: pending.shift()!.name, offsetSeconds };
               }
-              const text = unescapeXml(ssml.slice(event.textPosition - 1, event.textPosition - 1 + event.length));
-              yield { type: 'word', text, offsetSeconds };
+              const text = wordAt(event.textPosition, event.length, built);
+              if (text !== null) yield { type: 'word', text, offsetSeconds };
             } else if (event.type === 'mark' && pending[0] !== undefined && pending[0].name === event.name) {
               yield { type: 'mark', name: pending.shift()!.name, offsetSeconds };
             }

@@ -34,7 +34,7 @@ function serialOf(plan: SynthesisPlan): number {
 /**
  * Turns written text into what is said: numbers, dates, times, money, phone numbers and
  * abbreviations are written out in the passage's language, then every Swiss German passage
- * passes through the dialect renderer (spec 2.5).
+ * passes through the dialect renderer (spec 2.5) and gets its dialect's pronunciation.
  */
 export function prepareSpeech(document: SpeechDocument, renderer: DialectRenderer, style: Prosody = NEUTRAL_PROSODY): SpeechDocument {
   const styled = !sameProsody(style, NEUTRAL_PROSODY);
@@ -46,7 +46,10 @@ export function prepareSpeech(document: SpeechDocument, renderer: DialectRendere
         const swiss = passage.language === 'de-CH';
         const said = normaliseText(swiss ? renderer.prepare(item.text, passage.dialect) : item.text, passage.language);
         const text = swiss ? renderer.render(said, passage.dialect) : said;
-        return styled ? { ...item, text, prosody: combineDelivery(style, item.prosody) } : { ...item, text };
+        // Swiss German dialects are spoken with Swiss pronunciation, not read as German.
+        const pronunciation = swiss ? renderer.pronounce(text, passage.dialect) : null;
+        const spoken = pronunciation ? { ...item, text, pronunciation } : { ...item, text };
+        return styled ? { ...spoken, prosody: combineDelivery(style, item.prosody) } : spoken;
       }),
     })),
   };

@@ -46,6 +46,12 @@ describe('sprachrohr dialect', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--dialect must be one of standard, zurich, bern');
   });
+
+  it('prints the pronunciation in IPA with --ipa', async () => {
+    const result = await runCli(['dialect', '--dialect', 'zurich', '--ipa', 'Guten Tag, drücken Sie die Eins. Mail an info@sbb.ch']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Grüezi, drücked Si d Eis. Mail an info@sbb.ch\n/ˈɡryətsɪ/, /ˈdrʏkəd/ /sɪ/ /ˈdei̯s/. /mei̯l/ /an/ [info@sbb.ch]\n');
+  });
 });
 
 describe('sprachrohr keys', () => {

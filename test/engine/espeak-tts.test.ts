@@ -2,7 +2,10 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EspeakPool } from '../../engine/espeak/espeak-pool.js';
-import { EspeakTtsEngine } from '../../engine/espeak/espeak-tts.js';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
+import { EspeakTtsEngine, segmentToSsml } from '../../engine/espeak/espeak-tts.js';
+import { NEUTRAL_PROSODY, type SpeechDocument, type SpeechItem } from '../../engine/types.js';
+import { prepareSpeech } from '../../src/speech/synthesis-service.js';
 import { ESPEAK_VOICE_STYLES, espeakLanguageVoice } from '../../engine/espeak/espeak-voices.js';
 import { LANGUAGES } from '../../src/catalog/languages.js';
 import { VOICES } from '../../src/catalog/voices.js';
@@ -106,5 +109,55 @@ describe('eSpeak NG reads text verbatim', () => {
     const literal = await speak('Code [[h@l]] bitte', 'de-CH', 'standard');
     const parted = await speak('Code [ [h@l] ] bitte', 'de-CH', 'standard');
     expect(Math.abs(literal.length - parted.length) / parted.length).toBeLessThan(0.02);
+  });
+});
+
+describe('eSpeak NG speaks Swiss German with its pronunciation', () => {
+  const renderer = new SwissGermanRenderer();
+  const options = { voice: 'anna', speed: 1, style: null, sampleRateHz: 22050 };
+  function swissDocument(items: SpeechItem[], dialect = 'zurich'): SpeechDocument {
+    return prepareSpeech({ passages: [{ language: 'de-CH', dialect, items }] }, renderer);
+  }
+
+  it('gives eSpeak phoneme input and reports the written words', async () => {
+    const document = swissDocument([{ type: 'text', text: 'Das Geschäft ist am Samstag geöffnet.' }]);
+    const items = document.passages[0]!.items;
+    expect(segmentToSsml(items, undefined).ssml).toBe("<speak>[[sgS'Eft]] [[IS]] [[am]] [[s'amStIg]] [['Of@]].</speak>");
+    const events = await collect(new EspeakTtsEngine(pool), document, options);
+    const words = events.filter((event) => event.type === 'word').map((event) => (event as { text: string }).text);
+    expect(words).toEqual(['S Gschäft', 'isch', 'am', 'Samschtig', 'offe']);
+    const pcm = joinAudio(events);
+    expect(pcm.length / 22050).toBeGreaterThan(1);
+    expect(rms(pcm)).toBeGreaterThan(1000);
+  });
+
+  it('sounds different from the same letters read as German', async () => {
+    // Read as German, each article letter is a spelled letter name ("Es Huus", "De Frau").
+    const document = swissDocument([{ type: 'text', text: 'Das Haus, die Frau, das Kind, die Leute, das Geschäft.' }]);
+    const asGerman = textDocument((document.passages[0]!.items[0] as { text: string }).text, 'de-CH', 'zurich');
+    const swiss = joinAudio(await collect(new EspeakTtsEngine(pool), document, options));
+    const german = joinAudio(await collect(new EspeakTtsEngine(pool), asGerman, options));
+    expect(Math.abs(swiss.length - german.length) / german.length).toBeGreaterThan(0.05);
+  });
+
+  it('keeps every word after a mark that follows a full stop', async () => {
+    const text = (items: SpeechItem[]) => collect(new EspeakTtsEngine(pool), swissDocument(items), options);
+    const plain = await text([{ type: 'text', text: 'Willkommen. Für Deutsch drücken Sie die Eins.' }]);
+    const marked = await text([{ type: 'text', text: 'Willkommen. ' }, { type: 'mark', name: 'menu' }, { type: 'text', text: 'Für Deutsch drücken Sie die Eins.' }]);
+    const plainLength = joinAudio(plain).length;
+    expect(Math.abs(joinAudio(marked).length - plainLength) / plainLength).toBeLessThan(0.05);
+    const mark = marked.find((event) => event.type === 'mark') as { offsetSeconds: number };
+    const firstAfter = marked.find((event) => event.type === 'word' && event.text === 'Für') as { offsetSeconds: number };
+    expect(mark.offsetSeconds).toBeGreaterThan(0.3);
+    expect(firstAfter.offsetSeconds).toBeCloseTo(mark.offsetSeconds, 2);
+  });
+
+  it('makes emphasis audible on words given as phonemes', async () => {
+    const plain = swissDocument([{ type: 'text', text: 'Ihre Wartezeit beträgt ungefähr drei Minuten.' }]);
+    const stressedItems = plain.passages[0]!.items.map((item) => (item.type === 'text' ? { ...item, prosody: { ...NEUTRAL_PROSODY, emphasis: 'strong' as const } } : item));
+    const stressed: SpeechDocument = { passages: [{ ...plain.passages[0]!, items: stressedItems }] };
+    const plainSeconds = joinAudio(await collect(new EspeakTtsEngine(pool), plain, options)).length / 22050;
+    const stressedSeconds = joinAudio(await collect(new EspeakTtsEngine(pool), stressed, options)).length / 22050;
+    expect(stressedSeconds).toBeGreaterThan(plainSeconds * 1.1);
   });
 });

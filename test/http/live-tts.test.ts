@@ -69,18 +69,23 @@ describe('live POST /v1/tts speaks', () => {
 });
 
 describe('the dialect seam', () => {
-  it('renders de-CH passages into their dialect and leaves other languages alone', () => {
+  it('renders de-CH passages into their dialect with its pronunciation and leaves other languages alone', () => {
     const document = prepareSpeech(
       {
         passages: [
           { language: 'de-CH', dialect: 'zurich', items: [{ type: 'text', text: 'Grüße aus der Straße' }, { type: 'mark', name: 'm' }] },
           { language: 'de', dialect: 'standard', items: [{ type: 'text', text: 'Grüße' }] },
+          { language: 'de-CH', dialect: 'hochdeutsch', items: [{ type: 'text', text: 'Grüße' }] },
         ],
       },
       createDialectRenderer(),
     );
-    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse us de Strasse' }, { type: 'mark', name: 'm' }]);
+    const space = { text: ' ', ipa: null };
+    const pronunciation = [{ text: 'Grüsse', ipa: 'ˈɡrʏsə' }, space, { text: 'us', ipa: 'ʊs' }, space, { text: 'de', ipa: 'də' }, space, { text: 'Strasse', ipa: 'ˈʃtrasə' }];
+    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse us de Strasse', pronunciation }, { type: 'mark', name: 'm' }]);
     expect(document.passages[1]!.items).toEqual([{ type: 'text', text: 'Grüße' }]);
+    // Swiss Standard German is read as written: Swiss spelling, no dialect pronunciation.
+    expect(document.passages[2]!.items).toEqual([{ type: 'text', text: 'Grüsse' }]);
   });
 });
 
