@@ -35,6 +35,8 @@ describe('German-side syntax rewrites', () => {
     ['feminine genitive der → von der', 'Die Nummer der Rechnung steht oben.', 'Die Nummer von der Rechnung steht oben.'],
     ['dative der after a preposition stays', 'Sie steht auf der Rechnung.', 'Sie steht auf der Rechnung.'],
     ['relative pronoun → wo', 'Das Formular, das Sie ausgefüllt haben, ist da.', 'Das Formular, wo Sie ausgefüllt haben, ist da.'],
+    ['relative pronoun after the verb → wo', 'Wir haben die Rechnung erhalten, die Sie geschickt haben.', 'Wir haben die Rechnung erhalten, wo Sie geschickt haben.'],
+    ['an article after a comma stays', 'Bitte warten Sie, die Leitung ist besetzt.', 'Bitte warten Sie, die Leitung ist besetzt.'],
     ['a demonstrative after an interjection stays', 'Danke, das ist nett.', 'Danke, das ist nett.'],
     ['zu + infinitive → z', 'Wir versuchen, Sie zu erreichen.', 'Wir versuchen, Sie z erreichen.'],
     ['zu inside a separable verb, and um … zu → für … z', 'Um zum Menü zurückzukehren, drücken Sie die Eins.', 'Für zum Menü zurück z kehren, drücken Sie die Eins.'],
