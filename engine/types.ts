@@ -120,6 +120,57 @@ export interface SttCapabilities {
   readonly streaming: boolean;
 }
 
+/** Words recognised in a stretch of audio. */
+export interface Hypothesis {
+  readonly text: string;
+  readonly words: readonly RecognisedWord[];
+}
+
+/**
+ * Events of a recognition stream, in order. Times are seconds from the first sample written to
+ * the stream. A `partial` is the current guess for the utterance in progress and may change;
+ * a `final` closes an utterance (at the end of speech, or when the stream ends).
+ */
+export type SttEvent =
+  | ({ readonly type: 'partial' } & Hypothesis)
+  | ({ readonly type: 'final'; readonly startSeconds: number; readonly endSeconds: number } & Hypothesis);
+
+/** How to open a recognition stream. */
+export interface SttStreamOptions {
+  /** One language code of the engine's capabilities. */
+  readonly language: string;
+  /** Words and phrases to expect (an IVR menu); empty for open vocabulary. */
+  readonly vocabulary: readonly string[];
+  /** Rate of the PCM16 mono audio written; one of the engine's `sampleRatesHz`. */
+  readonly sampleRateHz: number;
+}
+
+/** A live recognition: PCM16 mono in, events out; `end()` yields the last final. */
+export interface SttStream extends AsyncIterable<SttEvent> {
+  /** Adds audio; throws after `end()`. */
+  write(pcm: Int16Array): void;
+  /** No more audio: the utterance in progress is finished and the events end. */
+  end(): void;
+}
+
+/** What a streaming recognition engine can do. */
+export interface StreamingSttCapabilities {
+  readonly languages: readonly string[];
+  /** Rates the engine decodes; callers resample to one of them. */
+  readonly sampleRatesHz: readonly number[];
+  /** Whether partial results arrive while audio is still coming. */
+  readonly partials: boolean;
+  /** How `vocabulary` is used: a grammar the result must fit, a boost, or not at all. */
+  readonly vocabulary: 'grammar' | 'boost' | 'none';
+}
+
+/** A streaming recognition engine; a stream stops (its iteration throws) when `signal` aborts. */
+export interface SttEngine {
+  readonly id: string;
+  readonly capabilities: StreamingSttCapabilities;
+  open(options: SttStreamOptions, signal: AbortSignal): SttStream;
+}
+
 /** A recognition engine for whole recordings (mono samples in [-1, 1]). */
 export interface BatchSttEngine {
   readonly id: string;

@@ -1,0 +1,31 @@
+import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
+import { DEFAULT_ENDPOINTER_OPTIONS, type EndpointerOptions } from '../vad/endpointer.js';
+import { WebRtcVad } from '../vad/webrtc-vad.js';
+import { EndpointedStream, type UtteranceDecoder } from './endpointed-stream.js';
+
+/**
+ * A streaming engine made of an utterance decoder per stream and WebRTC voice activity
+ * detection for endpointing (`loadWebRtcVad()` must have run).
+ */
+export class EndpointedSttEngine implements SttEngine {
+  constructor(
+    readonly id: string,
+    readonly capabilities: StreamingSttCapabilities,
+    private readonly makeDecoder: (options: SttStreamOptions) => UtteranceDecoder,
+    private readonly endpointer: EndpointerOptions = DEFAULT_ENDPOINTER_OPTIONS,
+  ) {}
+
+  open(options: SttStreamOptions, signal: AbortSignal): SttStream {
+    if (!this.capabilities.languages.includes(options.language)) throw new RangeError(`${this.id} does not recognise ${options.language}`);
+    if (!this.capabilities.sampleRatesHz.includes(options.sampleRateHz)) {
+      throw new RangeError(`${this.id} decodes ${this.capabilities.sampleRatesHz.join(' or ')} Hz, not ${options.sampleRateHz}`);
+    }
+    const vad = WebRtcVad.create(options.sampleRateHz);
+    try {
+      return new EndpointedStream(this.makeDecoder(options), vad, options.sampleRateHz, signal, this.endpointer);
+    } catch (error) {
+      vad.close();
+      throw error;
+    }
+  }
+}

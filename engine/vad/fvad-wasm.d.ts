@@ -1,0 +1,5 @@
+/** The package ships no types: its default export is the Emscripten module factory. */
+declare module '@echogarden/fvad-wasm' {
+  const createModule: () => Promise<unknown>;
+  export default createModule;
+}
