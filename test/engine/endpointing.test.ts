@@ -7,6 +7,7 @@ import { Endpointer } from '../../engine/vad/endpointer.js';
 import { loadWebRtcVad, WebRtcVad } from '../../engine/vad/webrtc-vad.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { loudSpan, silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
+import { sttConformance } from './stt-conformance.js';
 
 const RATE = 16000;
 const FRAME = new Int16Array(320);
@@ -150,4 +151,16 @@ describe('the batch-to-streaming adapter (VAD-segmented)', () => {
     expect(() => engine.open({ ...options, language: 'de-CH' }, new AbortController().signal)).toThrow(/de-CH/);
     expect(() => engine.open({ ...options, sampleRateHz: 44100 }, new AbortController().signal)).toThrow(/44100/);
   });
+});
+
+sttConformance({
+  name: 'batch-to-streaming adapter over the sandbox recogniser',
+  engine: () =>
+    new EndpointedSttEngine(
+      'sandbox-stream',
+      { languages: ['en'], sampleRatesHz: [8000, 16000], partials: false, vocabulary: 'none' },
+      (options) => new BatchUtteranceDecoder(new SyntheticSttEngine(['en']), options),
+    ),
+  language: 'en',
+  speech: (rateHz) => speech.speak('Hello, I would like to pay my bill.', rateHz),
 });
