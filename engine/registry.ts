@@ -6,10 +6,11 @@ import { espeakLanguageVoices, ESPEAK_VOICE_STYLES } from './espeak/espeak-voice
 import { SyntheticSttEngine } from './synthetic/synthetic-stt.js';
 import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
+import { findPocketsphinx, PocketsphinxEngine } from './pocketsphinx/pocketsphinx-engine.js';
 import { findVoiceModels } from './sherpa/voice-models.js';
 
 export { VoiceModelError } from './sherpa/voice-models.js';
-import type { BatchSttEngine, SpeechDocument, TtsEngine } from './types.js';
+import type { BatchSttEngine, SpeechDocument, SttEngine, TtsEngine } from './types.js';
 
 /** Live synthesis engines the registry can build. */
 export type TtsEngineChoice = 'espeak' | 'none';
@@ -28,6 +29,22 @@ export interface EngineRegistryOptions {
   readonly ttsEngine: TtsEngineChoice;
   /** Worker threads of the eSpeak pool. */
   readonly ttsWorkers: number;
+  /** The live recognition engine; `pocketsphinx` is used when Debian's packages are installed. */
+  readonly sttEngine: 'pocketsphinx' | 'none';
+  readonly sttWorkers: number;
+  readonly pocketsphinxModelDir: string;
+}
+
+/** The live recognisers of a deployment, by language. */
+export interface LiveRecognisers {
+  /** Every running engine. */
+  readonly engines: readonly SttEngine[];
+  /** The engine for a language code, or `null` when none is installed for it. */
+  engineFor(language: string): SttEngine | null;
+  /** Language codes some engine recognises. */
+  readonly languages: readonly string[];
+  /** Why an engine the configuration asks for is not running (shown in logs), if one is not. */
+  readonly unavailable: readonly string[];
 }
 
 /**
@@ -41,7 +58,7 @@ export interface EngineRegistry {
     readonly tts: TtsEngine | null;
     /** Neural voices from the voices folder, for `studio`. */
     readonly studio: SherpaTtsEngine | null;
-    readonly stt: BatchSttEngine | null;
+    readonly stt: LiveRecognisers;
   };
   /** The live engine for a request: a neural voice for `studio` where one speaks every passage. */
   ttsFor(model: 'studio' | 'swift', voice: string, document: SpeechDocument): TtsEngine | null;
@@ -77,12 +94,19 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
     }
   }
   const swift = pool ? new EspeakTtsEngine(pool) : null;
+  let recognisers: LiveRecognisers & { close(): Promise<void> };
+  try {
+    recognisers = await startRecognisers(options);
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   return {
     sandbox: {
       tts: new SyntheticTtsEngine({ charactersPerSecond: options.sandboxCharactersPerSecond, languages: options.languages }),
       stt: new SyntheticSttEngine(options.languages),
     },
-    live: { tts: swift, studio, stt: null },
+    live: { tts: swift, studio, stt: recognisers },
     ttsFor(model, voice, document) {
       if (model === 'studio' && studio?.serves(voice, document)) return studio;
       return swift;
@@ -90,6 +114,39 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
     dialect: createDialectRenderer(),
     async close() {
       await pool?.close();
+      await recognisers.close();
+    },
+  };
+}
+
+/** English codes of the catalog: the US English model serves them all. */
+const ENGLISH = /^en(-|$)/;
+
+/** Starts the live recognisers the options name and the machine has. */
+async function startRecognisers(options: EngineRegistryOptions): Promise<LiveRecognisers & { close(): Promise<void> }> {
+  const engines: SttEngine[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const unavailable: string[] = [];
+  if (options.sttEngine === 'pocketsphinx') {
+    const found = await findPocketsphinx(options.pocketsphinxModelDir);
+    if (found.available) {
+      const languages = options.languages.filter((code) => ENGLISH.test(code));
+      const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers });
+      engines.push(pocketsphinx);
+      closers.push(() => pocketsphinx.close());
+    } else {
+      unavailable.push(`pocketsphinx: ${found.reason}`);
+    }
+  }
+  const byLanguage = new Map<string, SttEngine>();
+  for (const engine of engines) for (const language of engine.capabilities.languages) if (!byLanguage.has(language)) byLanguage.set(language, engine);
+  return {
+    engines,
+    engineFor: (language) => byLanguage.get(language) ?? null,
+    languages: [...byLanguage.keys()],
+    unavailable,
+    close: async () => {
+      await Promise.all(closers.map((close) => close()));
     },
   };
 }

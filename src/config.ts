@@ -34,6 +34,12 @@ export interface Config {
   readonly ttsWorkers: number;
   /** Folder of neural voice models for `studio`, or `null` for none. */
   readonly voicesDir: string | null;
+  /** Live recognition: `pocketsphinx` (embedded English, used when installed) or `none`. */
+  readonly sttEngine: 'pocketsphinx' | 'none';
+  /** Worker threads of the embedded recogniser. */
+  readonly sttWorkers: number;
+  /** Folder of pocketsphinx's English model (Debian's `pocketsphinx-en-us` by default). */
+  readonly pocketsphinxModelDir: string;
 }
 
 /** A configuration problem, naming the variable at fault. */
@@ -84,6 +90,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (ttsEngine !== 'espeak' && ttsEngine !== 'none') {
     throw new ConfigError('SPRACHROHR_TTS_ENGINE', `must be espeak or none, got ${JSON.stringify(ttsEngine)}`);
   }
+  const sttEngine = text(env, 'SPRACHROHR_STT_ENGINE', 'pocketsphinx');
+  if (sttEngine !== 'pocketsphinx' && sttEngine !== 'none') {
+    throw new ConfigError('SPRACHROHR_STT_ENGINE', `must be pocketsphinx or none, got ${JSON.stringify(sttEngine)}`);
+  }
   return {
     host: text(env, 'SPRACHROHR_HOST', '127.0.0.1'),
     port: integer(env, 'SPRACHROHR_PORT', 8080, 0, 65535),
@@ -102,6 +112,9 @@ export function loadConfig(env: Env = process.env): Config {
     // takes the event loop off the CPU for 10–30 ms at a time under load (measured here).
     ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(1, cores - 1), 1, 256),
     voicesDir: env['SPRACHROHR_VOICES_DIR'] ? path.resolve(env['SPRACHROHR_VOICES_DIR']) : null,
+    sttEngine,
+    sttWorkers: integer(env, 'SPRACHROHR_STT_WORKERS', Math.max(1, cores - 1), 1, 256),
+    pocketsphinxModelDir: path.resolve(text(env, 'SPRACHROHR_POCKETSPHINX_MODEL', '/usr/share/pocketsphinx/model/en-us')),
   };
 }
 
@@ -122,6 +135,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
   ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 1)'],
   ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
+  ['SPRACHROHR_STT_ENGINE', 'live recognition: pocketsphinx (embedded English, used when installed; default) or none'],
+  ['SPRACHROHR_STT_WORKERS', 'worker threads of the embedded recogniser (default: cores - 1, at least 1)'],
+  ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
 ];
 
 /** Settings of the CLI's API client commands (`tts`, `stt`). */

@@ -41,6 +41,9 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
     sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
     ttsEngine: config.ttsEngine,
     ttsWorkers: config.ttsWorkers,
+    sttEngine: config.sttEngine,
+    sttWorkers: config.sttWorkers,
+    pocketsphinxModelDir: config.pocketsphinxModelDir,
     });
   } catch (error) {
     if (error instanceof VoiceModelError) throw new ConfigError('SPRACHROHR_VOICES_DIR', error.message);
@@ -76,6 +79,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const engines = await startEngines(config);
   await warmSynthesis({ engine: engines.live.tts ?? engines.sandbox.tts, dialect: engines.dialect });
+  const recognition = engines.live.stt;
+  logger.info({ engines: recognition.engines.map((engine) => engine.id), languages: recognition.languages }, 'live recognition');
+  for (const reason of recognition.unavailable) logger.warn({ reason }, 'a recogniser is not available; its languages are absent from capabilities');
   const services = createServices(config, logger, store, keys, engines);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });

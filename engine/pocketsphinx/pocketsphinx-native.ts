@@ -13,7 +13,7 @@ type Pointer = object;
 
 interface Native {
   ps_args(): Pointer;
-  cmd_ln_parse_r(inout: null, definitions: Pointer, argc: number, argv: string[], strict: number): Pointer | null;
+  cmd_ln_init(inout: null, definitions: Pointer, strict: number, ...pairs: Array<string | null>): Pointer | null;
   cmd_ln_free_r(config: Pointer): number;
   err_set_logfp(file: null): void;
   ps_init(config: Pointer): Pointer | null;
@@ -63,7 +63,9 @@ export function loadPocketsphinxNative(): void {
   opaque('FILE');
   const functions: Native = {
     ps_args: pocketsphinx.func('arg_t *ps_args()'),
-    cmd_ln_parse_r: sphinxbase.func('cmd_ln_t *cmd_ln_parse_r(cmd_ln_t *inout, arg_t *defn, int argc, const char **argv, int strict)'),
+    // Variadic: (type, value) pairs, ended by a NULL string. It copies every string it keeps
+    // (cmd_ln_parse_r would keep pointers into koffi's temporary strings).
+    cmd_ln_init: sphinxbase.func('cmd_ln_t *cmd_ln_init(cmd_ln_t *inout, arg_t *defn, int strict, ...)'),
     cmd_ln_free_r: sphinxbase.func('int cmd_ln_free_r(cmd_ln_t *config)'),
     err_set_logfp: sphinxbase.func('void err_set_logfp(FILE *file)'),
     ps_init: pocketsphinx.func('ps_decoder_t *ps_init(cmd_ln_t *config)'),
@@ -114,7 +116,8 @@ export class PocketsphinxDecoder {
 
   constructor(args: DecoderArguments) {
     const argv = Object.entries(args).flatMap(([name, value]) => [name, String(value)]);
-    const config = lib().cmd_ln_parse_r(null, lib().ps_args(), argv.length, argv, 1);
+    const pairs = [...argv.flatMap((value) => ['str', value]), 'str', null];
+    const config = lib().cmd_ln_init(null, lib().ps_args(), 1, ...pairs);
     if (!config) throw new Error(`pocketsphinx refused its settings: ${argv.join(' ')}`);
     const decoder = lib().ps_init(config);
     if (!decoder) {
@@ -145,6 +148,8 @@ export class PocketsphinxDecoder {
       if (lib().ps_set_search(this.handle, LANGUAGE_MODEL_SEARCH) < 0) throw new Error('the decoder has no language model search');
       return;
     }
+    // The grammar of an earlier stream is replaced while it is not the current search.
+    if (lib().ps_set_search(this.handle, LANGUAGE_MODEL_SEARCH) < 0) throw new Error('the decoder has no language model search');
     if (lib().ps_set_jsgf_string(this.handle, VOCABULARY_SEARCH, jsgf) < 0) throw new Error('pocketsphinx refused the vocabulary grammar');
     if (lib().ps_set_search(this.handle, VOCABULARY_SEARCH) < 0) throw new Error('pocketsphinx could not switch to the vocabulary grammar');
   }

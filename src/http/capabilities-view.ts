@@ -79,14 +79,16 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       realtime_protocol: { available: false, description: 'Realtime synthesis over WebSocket is not offered by this deployment yet.' },
     },
     speech_to_text: {
-      engine: engineState(engines.live.stt !== null),
+      engine: engineState(engines.live.stt.engines.length > 0),
+      engines: engines.live.stt.engines.map((engine) => ({ id: engine.id, languages: engine.capabilities.languages, sample_rates_hz: engine.capabilities.sampleRatesHz, vocabulary: engine.capabilities.vocabulary })),
       modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' }],
       parameters: {
         audio: { containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'], max_bytes: LIMITS.sttMaxUploadBytes, max_seconds: LIMITS.sttMaxAudioSeconds },
         lang: { type: 'string', default: DEFAULT_LANGUAGE, auto: AUTO_LANGUAGE_CANDIDATES, separator: ',' },
         vocabulary: { type: 'string', forms: ['JSON array of strings', 'comma-separated list'], max_terms: LIMITS.sttMaxVocabularyTerms, max_term_characters: LIMITS.sttMaxVocabularyTermCharacters },
       },
-      languages: LANGUAGES,
+      // What this key can be answered in: live keys get the installed recognisers' languages.
+      languages: principal.environment === 'sandbox' ? LANGUAGES : LANGUAGES.filter((language) => engines.live.stt.engineFor(language.code)),
     },
     limits: {
       metering_unit: 'audio_seconds',

@@ -1,5 +1,5 @@
 import type { BatchSttEngine, RecognitionResult } from '../../engine/types.js';
-import { AudioDecodeError, decodeAudio, inspectAudio, wavDurationSeconds } from '../audio/decode.js';
+import { AudioDecodeError, decodeAudio, inspectAudio, wavDurationSeconds, type DecodedAudio } from '../audio/decode.js';
 import { LIMITS } from '../catalog/limits.js';
 import { ApiError } from '../errors.js';
 
@@ -17,13 +17,13 @@ function tooLong(seconds: number): ApiError {
 }
 
 /**
- * Decodes an uploaded recording and transcribes it (batch mode). A WAVE file longer than the
- * limit is refused from its header, before decoding.
+ * Decodes an uploaded recording to mono float samples. A WAVE file longer than the limit is
+ * refused from its header, before decoding.
  * @throws ApiError `stt.unsupported_format` (415), `stt.invalid_audio` (400) or
  *   `stt.audio_too_large` (413, over five minutes).
  */
-export async function recognizeBatch(engine: BatchSttEngine, bytes: Uint8Array, plan: RecognitionPlan, signal: AbortSignal): Promise<RecognitionResult> {
-  let decoded;
+export async function decodeRecording(bytes: Uint8Array): Promise<DecodedAudio> {
+  let decoded: DecodedAudio;
   try {
     const { wav } = inspectAudio(bytes);
     if (wav && wavDurationSeconds(wav) > LIMITS.sttMaxAudioSeconds) throw tooLong(wavDurationSeconds(wav));
@@ -35,6 +35,11 @@ export async function recognizeBatch(engine: BatchSttEngine, bytes: Uint8Array, 
     throw error;
   }
   if (decoded.durationSeconds > LIMITS.sttMaxAudioSeconds) throw tooLong(decoded.durationSeconds);
+  return decoded;
+}
+
+/** Transcribes a decoded recording with a batch engine (the sandbox). */
+export async function recognizeBatch(engine: BatchSttEngine, decoded: DecodedAudio, plan: RecognitionPlan, signal: AbortSignal): Promise<RecognitionResult> {
   const result = await engine.transcribe(decoded.samples, { candidates: plan.candidates, vocabulary: plan.vocabulary, sampleRateHz: decoded.sampleRateHz }, signal);
   return { ...result, durationSeconds: Math.round(decoded.durationSeconds * 1000) / 1000 };
 }

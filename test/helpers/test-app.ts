@@ -27,12 +27,14 @@ export async function createTestApp(
   env: Record<string, string> = {},
   options: { ready?: boolean; realRateLimit?: boolean } = {},
 ): Promise<TestApp> {
-  // Without a live engine unless a test asks for one: eSpeak's warm-up takes seconds per app.
+  // Without live engines unless a test asks for them: eSpeak's warm-up takes seconds per app.
   const config: Config = loadConfig({
     SPRACHROHR_KEY_SECRET: 'test-secret-test-secret-test-secret!',
     SPRACHROHR_DATA_DIR: '/nonexistent',
     SPRACHROHR_TTS_ENGINE: 'none',
     SPRACHROHR_TTS_WORKERS: '1',
+    SPRACHROHR_STT_ENGINE: 'none',
+    SPRACHROHR_STT_WORKERS: '1',
     ...env,
   });
   const logs: Array<Record<string, unknown>> = [];

@@ -132,7 +132,12 @@ describe('POST /v1/stt refusals', () => {
   it('uses the stt family for authentication and live keys', async () => {
     expect(errorOf(await recognise({}, toneWav(1), null))).toMatchObject({ status: 401, code: 'stt.unauthenticated' });
     expect(errorOf(await recognise({}, toneWav(1), 'sv_test_notarealkey000000000000000'))).toMatchObject({ status: 401, code: 'stt.unauthenticated' });
-    expect(errorOf(await recognise({}, toneWav(1), t.liveKey))).toMatchObject({ status: 503, code: 'stt.upstream_unavailable' });
+    // No recogniser runs in this app: a live key learns which language lacks one and what to install.
+    expect(errorOf(await recognise({}, toneWav(1), t.liveKey))).toMatchObject({
+      status: 400,
+      code: 'stt.invalid_request',
+      detail: expect.stringMatching(/no recogniser for de-CH is installed on this deployment \(none is installed\).*pocketsphinx-en-us/),
+    });
   });
 });
 

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../catalog/limits.js';
 import { ApiError } from '../../errors.js';
 import { parseLanguageCandidates, parseVocabulary } from '../../speech/recognition-request.js';
-import { recognizeBatch } from '../../speech/recognition-service.js';
+import { enginesFor, recognizeLive } from '../../speech/live-recognition.js';
+import { decodeRecording, recognizeBatch } from '../../speech/recognition-service.js';
 import { ErrorBodySchema, RecognitionFormSchema, TranscriptSchema } from '../schemas.js';
 import type { AppServices } from '../services.js';
 
@@ -92,12 +93,15 @@ export function registerSttRoutes(app: FastifyInstance, services: AppServices): 
       if (!audio) throw new ApiError('stt.invalid_request', 'the form has no file part named audio');
       const candidates = parseLanguageCandidates(fields['lang']);
       const vocabulary = parseVocabulary(fields['vocabulary']);
-      const engine = principal.environment === 'sandbox' ? services.engines.sandbox.stt : services.engines.live.stt;
-      if (!engine) {
-        throw new ApiError('stt.upstream_unavailable', 'no speech recognition engine is running on this deployment yet; sandbox keys (sv_test_…) work');
-      }
+      const plan = { candidates, vocabulary };
+      const sandbox = principal.environment === 'sandbox';
+      // A language no installed recogniser serves is refused before any decoding.
+      if (!sandbox) enginesFor(services.engines.live.stt, candidates);
       await services.meter.assertBudget(principal, 'stt', 'stt');
-      const result = await recognizeBatch(engine, audio, { candidates, vocabulary }, request.abortSignal);
+      const decoded = await decodeRecording(audio);
+      const result = sandbox
+        ? await recognizeBatch(services.engines.sandbox.stt, decoded, plan, request.abortSignal)
+        : await recognizeLive(services.engines.live.stt, decoded, plan, request.abortSignal);
       await services.meter.record(principal, { direction: 'stt', mode: 'batch' }, result.durationSeconds);
       return reply.type('application/json; charset=utf-8').send({
         text: result.text,

@@ -1,0 +1,91 @@
+import type { LiveRecognisers } from '../../engine/registry.js';
+import type { RecognisedWord, RecognitionResult, SttEngine, SttEvent } from '../../engine/types.js';
+import type { DecodedAudio } from '../audio/decode.js';
+import { Resampler } from '../audio/resampler.js';
+import { ApiError } from '../errors.js';
+import { breathe } from './event-loop-budget.js';
+import type { RecognitionPlan } from './recognition-service.js';
+
+/** Audio handed to a stream at a time: the event loop breathes between pieces. */
+const PIECE_SECONDS = 0.5;
+
+/**
+ * The engine for each candidate, in candidate order.
+ * @throws ApiError `stt.invalid_request` naming the candidates no installed recogniser serves
+ *   and what would serve them; never a silent fallback to another language.
+ */
+export function enginesFor(recognisers: LiveRecognisers, candidates: readonly string[]): Array<{ language: string; engine: SttEngine }> {
+  const missing = candidates.filter((language) => !recognisers.engineFor(language));
+  if (missing.length > 0) {
+    const installed = recognisers.languages.length > 0 ? `installed: ${recognisers.languages.join(', ')}` : 'none is installed';
+    throw new ApiError(
+      'stt.invalid_request',
+      `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); English needs Debian's pocketsphinx-en-us, other languages a Vosk or sherpa-onnx model — see the README, "Speech recognition"`,
+    );
+  }
+  return candidates.map((language) => ({ language, engine: recognisers.engineFor(language)! }));
+}
+
+/** Float samples in [-1, 1] as PCM16 at `rateHz`, converted piece by piece. */
+async function* pcmPieces(audio: DecodedAudio, rateHz: number): AsyncGenerator<Int16Array> {
+  const resampler = audio.sampleRateHz === rateHz ? null : new Resampler(audio.sampleRateHz, rateHz);
+  try {
+    const piece = Math.round(PIECE_SECONDS * audio.sampleRateHz);
+    for (let at = 0; at < audio.samples.length; at += piece) {
+      await breathe();
+      const floats = audio.samples.subarray(at, at + piece);
+      const pcm = Int16Array.from(floats, (value) => Math.max(-32768, Math.min(32767, Math.round(value * 32767))));
+      yield resampler ? resampler.process(pcm) : pcm;
+    }
+    if (resampler) yield resampler.flush();
+  } finally {
+    resampler?.destroy();
+  }
+}
+
+/** One engine's transcript of the whole recording, and how sure it is. */
+async function transcribe(engine: SttEngine, language: string, audio: DecodedAudio, vocabulary: readonly string[], signal: AbortSignal): Promise<{ text: string; words: RecognisedWord[]; confidence: number }> {
+  const rateHz = engine.capabilities.sampleRatesHz.includes(audio.sampleRateHz) ? audio.sampleRateHz : engine.capabilities.sampleRatesHz[0]!;
+  const stream = engine.open({ language, vocabulary, sampleRateHz: rateHz }, signal);
+  const finals: SttEvent[] = [];
+  const reading = (async () => {
+    for await (const event of stream) if (event.type === 'final') finals.push(event);
+  })();
+  try {
+    for await (const pcm of pcmPieces(audio, rateHz)) {
+      signal.throwIfAborted();
+      stream.write(pcm);
+    }
+    stream.end();
+  } catch (error) {
+    // Ends the reader too (aborted, or a failed conversion): nothing is left running.
+    stream.end();
+    await reading.catch(() => undefined);
+    throw error;
+  }
+  await reading;
+  const words = finals.flatMap((final) => final.words);
+  const spoken = words.reduce((sum, word) => sum + (word.end - word.start), 0);
+  const confidence = spoken > 0 ? words.reduce((sum, word) => sum + word.conf * (word.end - word.start), 0) / spoken : 0;
+  return { text: finals.map((final) => final.text).join(' '), words, confidence };
+}
+
+/**
+ * Batch recognition with the live engines (spec 4.5, 2.3). The recording is resampled to the
+ * engine's rate and streamed through it; the finals of its utterances make one transcript.
+ * With several candidates each distinct engine transcribes it and the transcript with the
+ * highest duration-weighted word confidence wins (the first candidate on a tie); `lang` is
+ * that candidate exactly as given.
+ */
+export async function recognizeLive(recognisers: LiveRecognisers, audio: DecodedAudio, plan: RecognitionPlan, signal: AbortSignal): Promise<RecognitionResult> {
+  const chosen = enginesFor(recognisers, plan.candidates);
+  // Candidates served by the same engine would give the same transcript: it runs once.
+  const distinct = chosen.filter((entry, index) => chosen.findIndex((other) => other.engine === entry.engine) === index);
+  const results = await Promise.all(distinct.map(({ language, engine }) => transcribe(engine, language, audio, plan.vocabulary, signal)));
+  let best = 0;
+  results.forEach((result, index) => {
+    if (result.confidence > results[best]!.confidence) best = index;
+  });
+  const { text, words } = results[best]!;
+  return { text, words, lang: distinct[best]!.language, durationSeconds: Math.round(audio.durationSeconds * 1000) / 1000 };
+}
