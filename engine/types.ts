@@ -132,7 +132,8 @@ export interface Hypothesis {
  * a `final` closes an utterance (at the end of speech, or when the stream ends).
  */
 export type SttEvent =
-  | ({ readonly type: 'partial' } & Hypothesis)
+  /** `audioSeconds`: how much of the stream's audio the guess had heard. */
+  | ({ readonly type: 'partial'; readonly audioSeconds: number } & Hypothesis)
   | ({ readonly type: 'final'; readonly startSeconds: number; readonly endSeconds: number } & Hypothesis);
 
 /** How to open a recognition stream. */

@@ -137,11 +137,12 @@ export class EndpointedStream implements SttStream {
   private askPartial(): void {
     const result = this.decoder.partial();
     const offset = this.utteranceStart / this.sampleRateHz;
+    const audioSeconds = round(this.samplesSeen / this.sampleRateHz);
     this.deliver(async () => {
       const hypothesis = await result;
       if (this.closed || !hypothesis || hypothesis.text === '' || hypothesis.text === this.lastPartialText) return;
       this.lastPartialText = hypothesis.text;
-      this.events.push({ type: 'partial', ...shifted(hypothesis, offset) });
+      this.events.push({ type: 'partial', audioSeconds, ...shifted(hypothesis, offset) });
     });
   }
 

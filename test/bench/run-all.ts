@@ -6,6 +6,7 @@ import os from 'node:os';
 import { benchEncoding } from './encode-formats.bench.js';
 import { benchDialectQuality } from './dialect-quality.bench.js';
 import { benchDialectFirstAudio, benchDialectSpeed } from './dialect-speed.bench.js';
+import { benchStt, printSttFigures } from './stt.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
@@ -75,3 +76,4 @@ console.log(
     `Swiss Standard German as text p50 ${dialectFirstAudio.hochdeutsch.p50Ms.toFixed(1)} ms / p95 ${dialectFirstAudio.hochdeutsch.p95Ms.toFixed(1)} ms`,
 );
 
+printSttFigures(await benchStt());
