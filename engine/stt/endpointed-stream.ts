@@ -49,6 +49,7 @@ export class EndpointedStream implements SttStream {
   private ended = false;
   private closed = false;
   private iterating = false;
+  private forgetSignal: () => void = () => undefined;
 
   constructor(
     private readonly decoder: UtteranceDecoder,
@@ -60,8 +61,13 @@ export class EndpointedStream implements SttStream {
     this.endpointer = new Endpointer(endpointer);
     this.frameSamples = vad.frameSamples;
     this.partialEverySamples = (PARTIAL_INTERVAL_MS / 1000) * sampleRateHz;
-    if (signal.aborted) this.abort(signal.reason);
-    else signal.addEventListener('abort', () => this.abort(signal.reason), { once: true });
+    const onAbort = (): void => this.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      // A long-lived signal (a call's) must not keep every finished stream alive.
+      this.forgetSignal = () => signal.removeEventListener('abort', onAbort);
+    }
   }
 
   write(pcm: Int16Array): void {
@@ -173,6 +179,7 @@ export class EndpointedStream implements SttStream {
   private close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.forgetSignal();
     this.decoder.close();
     this.vad.close();
   }
