@@ -5,6 +5,7 @@
  */
 import { access } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { RecognitionCapacityError } from '../stt/capacity.js';
 import { EndpointedSttEngine } from '../stt/endpointed-engine.js';
 import type { UtteranceDecoder } from '../stt/endpointed-stream.js';
 import type { Hypothesis, SttEngine, SttStream, SttStreamOptions } from '../types.js';
@@ -184,6 +185,11 @@ export interface PocketsphinxEngineOptions {
   readonly languages: readonly string[];
   /** Worker threads; each decodes its streams one frame at a time. */
   readonly workers: number;
+  /**
+   * Streams one worker decodes at once before new ones are refused (default 8: one worker kept
+   * up with about ten in real time, measured; each stream's decoder holds about 64 MB).
+   */
+  readonly maxStreamsPerWorker?: number;
 }
 
 /** The pocketsphinx engine: a pool of workers behind the streaming contract. */
@@ -197,6 +203,7 @@ export class PocketsphinxEngine implements SttEngine {
   private constructor(
     private readonly workers: DecoderWorker[],
     languages: readonly string[],
+    private readonly maxStreamsPerWorker: number,
   ) {
     this.capabilities = { languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' as const };
     this.inner = new EndpointedSttEngine(this.id, this.capabilities, (options) => this.decoderFor(options));
@@ -211,17 +218,21 @@ export class PocketsphinxEngine implements SttEngine {
       idleDecoders: 4,
     };
     const workers = await Promise.all(Array.from({ length: Math.max(1, options.workers) }, () => DecoderWorker.start(settings)));
-    return new PocketsphinxEngine(workers, options.languages);
+    return new PocketsphinxEngine(workers, options.languages, options.maxStreamsPerWorker ?? 8);
   }
 
   open(options: SttStreamOptions, signal: AbortSignal): SttStream {
     return this.inner.open(options, signal);
   }
 
+  /**
+   * @throws RecognitionCapacityError when every worker decodes its most streams already.
+   */
   private decoderFor(options: SttStreamOptions): UtteranceDecoder {
     const healthy = this.workers.filter((worker) => !worker.failed);
     if (healthy.length === 0) throw new Error('the recogniser has no running worker');
     const worker = healthy.reduce((least, candidate) => (candidate.openStreams < least.openStreams ? candidate : least));
+    if (worker.openStreams >= this.maxStreamsPerWorker) throw new RecognitionCapacityError(this.id, this.maxStreamsPerWorker * healthy.length);
     const stream = this.nextStream++;
     worker.openStreams += 1;
     worker.post({ type: 'open', stream, vocabulary: options.vocabulary });

@@ -1,4 +1,5 @@
 import type { LiveRecognisers } from '../../engine/registry.js';
+import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import type { RecognisedWord, RecognitionResult, SttEngine, SttEvent } from '../../engine/types.js';
 import type { DecodedAudio } from '../audio/decode.js';
 import { Resampler } from '../audio/resampler.js';
@@ -46,7 +47,13 @@ async function* pcmPieces(audio: DecodedAudio, rateHz: number): AsyncGenerator<I
 /** One engine's transcript of the whole recording, and how sure it is. */
 async function transcribe(engine: SttEngine, language: string, audio: DecodedAudio, vocabulary: readonly string[], signal: AbortSignal): Promise<{ text: string; words: RecognisedWord[]; confidence: number }> {
   const rateHz = engine.capabilities.sampleRatesHz.includes(audio.sampleRateHz) ? audio.sampleRateHz : engine.capabilities.sampleRatesHz[0]!;
-  const stream = engine.open({ language, vocabulary, sampleRateHz: rateHz }, signal);
+  let stream;
+  try {
+    stream = engine.open({ language, vocabulary, sampleRateHz: rateHz }, signal);
+  } catch (error) {
+    if (!(error instanceof RecognitionCapacityError)) throw error;
+    throw ApiError.of('stt', 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
+  }
   const finals: SttEvent[] = [];
   const reading = (async () => {
     for await (const event of stream) if (event.type === 'final') finals.push(event);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPocketsphinx, PocketsphinxEngine } from '../../engine/pocketsphinx/pocketsphinx-engine.js';
+import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import { phraseWords, vocabularyGrammar } from '../../engine/pocketsphinx/vocabulary-grammar.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
@@ -82,6 +83,25 @@ describe('pocketsphinx recognises English', () => {
     const results = await Promise.all(audios.map((audio) => recognise(engine, { language: 'en', vocabulary: texts, sampleRateHz: RATE }, audio)));
     expect(results.map((events) => events.filter((event) => event.type === 'final').map((event) => event.text).join('|'))).toEqual(texts);
   });
+});
+
+describe('pocketsphinx capacity', () => {
+  it('refuses a stream beyond its limit and takes one again when a stream closes', async () => {
+    const found = await findPocketsphinx();
+    if (!found.available) throw new Error(found.reason);
+    const small = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages: ['en'], workers: 1, maxStreamsPerWorker: 1 });
+    try {
+      const options = { language: 'en', vocabulary: [], sampleRateHz: RATE };
+      const first = small.open(options, new AbortController().signal);
+      expect(() => small.open(options, new AbortController().signal)).toThrow(RecognitionCapacityError);
+      first.end();
+      for await (const event of first) void event;
+      const events = await recognise(small, options, concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]));
+      expect(events.filter((event) => event.type === 'final').map((event) => event.text)).toEqual(['go forward ten meters']);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
 });
 
 describe('vocabulary grammars', () => {
