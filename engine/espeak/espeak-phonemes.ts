@@ -67,9 +67,9 @@ function fuses(previous: string | undefined, next: readonly string[]): boolean {
 }
 
 /**
- * How emphasis marks the stressed vowel. eSpeak's `<emphasis>` barely reaches words given as
- * phonemes (measured: +3 % length instead of +11 % as text), so the stress itself says it:
- * eSpeak's emphasized stress, for strong emphasis with the vowel lengthened.
+ * How emphasis marks the stressed vowel. eSpeak's `<emphasis>` hardly lengthens words given as
+ * phonemes (the espeak-tts test checks the result), so the stress itself says it: eSpeak's
+ * emphasized stress, for strong emphasis with the vowel lengthened.
  */
 const STRESS_BY_EMPHASIS: Readonly<Record<EmphasisLevel | 'neutral', { readonly before: string; readonly after: string }>> = {
   neutral: { before: "'", after: '' },

@@ -20,9 +20,9 @@ export const DEBIAN_ENGLISH_MODEL = '/usr/share/pocketsphinx/model/en-us';
 export const POCKETSPHINX_RATE_HZ = 16000;
 
 /**
- * Search settings measured on Debian's test recordings (README): under half of the default
- * search's time at a similar word error rate. Silence frames are kept so word times match the
- * audio (our own detector has already cut the utterance).
+ * A search narrower than pocketsphinx's defaults, for a real-time factor near 0.1 (measured by
+ * test/bench/stt.bench.ts). Silence frames are kept so word times match the audio (our own
+ * detector has already cut the utterance).
  */
 const SEARCH_TUNING: Readonly<Record<string, string | number>> = {
   '-topn': 2,

@@ -1,4 +1,7 @@
 /** German number words, in Swiss spelling (ss for ß: "dreissig"). */
+
+import { numberScales } from './number-scales.js';
+
 const ONES = ['null', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun', 'zehn', 'elf', 'zwölf', 'dreizehn', 'vierzehn', 'fünfzehn', 'sechzehn', 'siebzehn', 'achtzehn', 'neunzehn'];
 const TENS = ['', '', 'zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
 
@@ -22,10 +25,7 @@ export function cardinalDe(n: number): string {
   if (n === 0) return 'null';
   if (n >= 1e12) return digitsDe(String(n));
   const parts: string[] = [];
-  const billions = Math.floor(n / 1e9);
-  const millions = Math.floor((n % 1e9) / 1e6);
-  const thousands = Math.floor((n % 1e6) / 1000);
-  const rest = n % 1000;
+  const { billions, millions, thousands, rest } = numberScales(n);
   if (billions) parts.push(billions === 1 ? 'eine Milliarde' : `${below1000(billions, true)} Milliarden`);
   if (millions) parts.push(millions === 1 ? 'eine Million' : `${below1000(millions, true)} Millionen`);
   let tail = '';

@@ -1,4 +1,7 @@
 /** French number words (Swiss usage: septante, huitante, nonante). */
+
+import { numberScales } from './number-scales.js';
+
 const ONES = ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix', 'onze', 'douze', 'treize', 'quatorze', 'quinze', 'seize', 'dix-sept', 'dix-huit', 'dix-neuf'];
 const TENS = ['', '', 'vingt', 'trente', 'quarante', 'cinquante', 'soixante', 'septante', 'huitante', 'nonante'];
 
@@ -24,10 +27,7 @@ export function cardinalFr(n: number): string {
   if (n === 0) return 'zéro';
   if (n >= 1e12) return digitsFr(String(n));
   const parts: string[] = [];
-  const billions = Math.floor(n / 1e9);
-  const millions = Math.floor((n % 1e9) / 1e6);
-  const thousands = Math.floor((n % 1e6) / 1000);
-  const rest = n % 1000;
+  const { billions, millions, thousands, rest } = numberScales(n);
   if (billions) parts.push(`${below1000(billions)} milliard${billions > 1 ? 's' : ''}`);
   if (millions) parts.push(`${below1000(millions)} million${millions > 1 ? 's' : ''}`);
   if (thousands) parts.push(thousands === 1 ? 'mille' : `${below1000(thousands)} mille`);

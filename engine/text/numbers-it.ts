@@ -1,4 +1,7 @@
 /** Italian number words. */
+
+import { numberScales } from './number-scales.js';
+
 const ONES = ['zero', 'uno', 'due', 'tre', 'quattro', 'cinque', 'sei', 'sette', 'otto', 'nove', 'dieci', 'undici', 'dodici', 'tredici', 'quattordici', 'quindici', 'sedici', 'diciassette', 'diciotto', 'diciannove'];
 const TENS = ['', '', 'venti', 'trenta', 'quaranta', 'cinquanta', 'sessanta', 'settanta', 'ottanta', 'novanta'];
 
@@ -27,10 +30,7 @@ export function cardinalIt(n: number): string {
   if (n === 0) return 'zero';
   if (n >= 1e12) return digitsIt(String(n));
   const parts: string[] = [];
-  const billions = Math.floor(n / 1e9);
-  const millions = Math.floor((n % 1e9) / 1e6);
-  const thousands = Math.floor((n % 1e6) / 1000);
-  const rest = n % 1000;
+  const { billions, millions, thousands, rest } = numberScales(n);
   if (billions) parts.push(billions === 1 ? 'un miliardo' : `${below1000(billions)} miliardi`);
   if (millions) parts.push(millions === 1 ? 'un milione' : `${below1000(millions)} milioni`);
   let tail = '';

@@ -82,13 +82,4 @@ export class Endpointer {
     }
     return { kind: 'continue' };
   }
-
-  /** Forgets everything (a new stream of audio). */
-  reset(): void {
-    this.preroll.length = 0;
-    this.voicedRun = 0;
-    this.inUtterance = false;
-    this.utteranceFrames = 0;
-    this.silentFrames = 0;
-  }
 }

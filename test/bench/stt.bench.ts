@@ -3,15 +3,19 @@
  * recordings; English IVR sentences spoken by eSpeak NG), each at 16 kHz and as 8 kHz µ-law
  * telephone audio going through the same decode-and-resample path as `POST /v1/stt`; batch
  * real-time factor; streaming partial lag and final latency beyond the endpointing hangover
- * with audio fed in real time; memory per open stream; throughput of one worker.
+ * with audio fed in real time; memory per open stream; throughput of one worker; voice
+ * activity detection per frame.
  * Run: npm run bench (or: node --single-threaded-gc --import tsx test/bench/stt.bench.ts)
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { encodeMulaw } from '../../src/audio/g711.js';
+import { Resampler } from '../../src/audio/resampler.js';
+import { parseWav } from '../../src/audio/wav.js';
 import { findPocketsphinx, PocketsphinxEngine } from '../../engine/pocketsphinx/pocketsphinx-engine.js';
 import type { SttEvent } from '../../engine/types.js';
 import { DEFAULT_ENDPOINTER_OPTIONS } from '../../engine/vad/endpointer.js';
+import { WebRtcVad } from '../../engine/vad/webrtc-vad.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { decodeRecording } from '../../src/speech/recognition-service.js';
 import { recognizeLive } from '../../src/speech/live-recognition.js';
@@ -46,16 +50,12 @@ interface Item {
 
 const words = (text: string) => text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
 
+/** A 16-bit PCM WAV file (or a headerless one) as samples. */
 function readWave(path: string): Int16Array {
   const bytes = readFileSync(path);
   if (bytes.toString('ascii', 0, 4) !== 'RIFF') return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
-  let at = 12;
-  while (at + 8 <= bytes.length) {
-    const size = bytes.readUInt32LE(at + 4);
-    if (bytes.toString('ascii', at, at + 4) === 'data') return new Int16Array(bytes.buffer.slice(bytes.byteOffset + at + 8, bytes.byteOffset + at + 8 + size));
-    at += 8 + size + (size & 1);
-  }
-  throw new Error(`${path}: no data chunk`);
+  const info = parseWav(bytes);
+  return new Int16Array(bytes.buffer.slice(bytes.byteOffset + info.dataOffset, bytes.byteOffset + info.dataOffset + info.dataBytes));
 }
 
 /** Debian's `pocketsphinx-testdata`: real recordings with their transcripts (16 kHz). */
@@ -79,24 +79,23 @@ function wav(pcm: Int16Array, rateHz: number): Buffer {
   return customWav({ tag: 1, channels: 1, rate: rateHz, bits: 16, data: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength) });
 }
 
-/** 16 kHz speech as a telephone line carries it: 8 kHz µ-law WAV (naive decimation after a 3.4 kHz low-pass). */
+/** 16 kHz speech as a telephone line carries it: 8 kHz µ-law WAV (SpeexDSP resampler, as the service uses). */
 function telephoneWav(pcm: Int16Array): Buffer {
-  // A 31-tap windowed-sinc low-pass at 3.4 kHz, then every second sample.
-  const taps = 31;
-  const cutoff = 3400 / RATE;
-  const kernel = Array.from({ length: taps }, (_, i) => {
-    const n = i - (taps - 1) / 2;
-    const sinc = n === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * n) / (Math.PI * n);
-    return sinc * (0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (taps - 1)));
-  });
-  const narrow = new Int16Array(Math.floor(pcm.length / 2));
-  for (let out = 0; out < narrow.length; out++) {
-    let sum = 0;
-    for (let k = 0; k < taps; k++) sum += (pcm[out * 2 + k - (taps - 1) / 2] ?? 0) * kernel[k]!;
-    narrow[out] = Math.max(-32768, Math.min(32767, Math.round(sum)));
-  }
-  const encoded = Buffer.from(encodeMulaw(narrow));
-  return customWav({ tag: 7, channels: 1, rate: 8000, bits: 8, data: encoded });
+  const resampler = new Resampler(RATE, 8000);
+  const narrow = concatPcm([resampler.process(pcm), resampler.flush()]);
+  resampler.destroy();
+  return customWav({ tag: 7, channels: 1, rate: 8000, bits: 8, data: Buffer.from(encodeMulaw(narrow)) });
+}
+
+/** Microseconds WebRTC voice activity detection takes per 20 ms frame of speech at 16 kHz. */
+function vadMicroseconds(pcm: Int16Array): number {
+  const vad = WebRtcVad.create(RATE);
+  const frames = Math.floor(pcm.length / 320);
+  const started = performance.now();
+  for (let round = 0; round < 20; round++) for (let frame = 0; frame < frames; frame++) vad.isSpeech(pcm.subarray(frame * 320, frame * 320 + 320));
+  const perFrame = ((performance.now() - started) * 1000) / (20 * frames);
+  vad.close();
+  return perFrame;
 }
 
 export interface SttFigures {
@@ -106,6 +105,7 @@ export interface SttFigures {
   finalBeyondHangoverMs: { p50: number; p95: number; count: number };
   memoryPerStreamMb: number;
   streamThroughput: { streams: number; audioSeconds: number; wallSeconds: number; realTimeStreamsPerWorker: number };
+  vadMicrosecondsPerFrame: number;
 }
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
@@ -210,6 +210,7 @@ export async function benchStt(): Promise<SttFigures> {
       finalBeyondHangoverMs: { p50: percentile(finalLags, 50), p95: percentile(finalLags, 95), count: finalLags.length },
       memoryPerStreamMb,
       streamThroughput: { streams: throughputItems.length, audioSeconds: throughputAudio, wallSeconds, realTimeStreamsPerWorker: throughputAudio / wallSeconds },
+      vadMicrosecondsPerFrame: vadMicroseconds(debian[6]!.pcm),
     };
   } finally {
     await speech.close();
@@ -227,6 +228,7 @@ export function printSttFigures(figures: SttFigures): void {
   console.log(`Streaming in real time: partial lag p50 ${figures.partialLagMs.p50.toFixed(0)} ms / p95 ${figures.partialLagMs.p95.toFixed(0)} ms (${figures.partialLagMs.count} partials); final after end of speech beyond the ${DEFAULT_ENDPOINTER_OPTIONS.hangoverMs} ms hangover p50 ${figures.finalBeyondHangoverMs.p50.toFixed(0)} ms / p95 ${figures.finalBeyondHangoverMs.p95.toFixed(0)} ms (${figures.finalBeyondHangoverMs.count} finals)`);
   console.log(`Memory per open stream (its decoder with the language model): ${figures.memoryPerStreamMb.toFixed(0)} MB`);
   const t = figures.streamThroughput;
+  console.log(`Voice activity detection: ${figures.vadMicrosecondsPerFrame.toFixed(1)} µs per 20 ms frame`);
   console.log(`Throughput: ${t.streams} streams at once, ${t.audioSeconds.toFixed(1)} s of audio in ${t.wallSeconds.toFixed(1)} s on one worker: ${t.realTimeStreamsPerWorker.toFixed(1)} real-time streams per worker (core)`);
 }
 

@@ -7,7 +7,7 @@ import { Endpointer } from '../../engine/vad/endpointer.js';
 import { loadWebRtcVad, WebRtcVad } from '../../engine/vad/webrtc-vad.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { loudSpan, silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
-import { sttConformance } from './stt-conformance.js';
+import { recognise, sttConformance } from './stt-conformance.js';
 
 const RATE = 16000;
 const FRAME = new Int16Array(320);
@@ -81,17 +81,7 @@ describe('the batch-to-streaming adapter (VAD-segmented)', () => {
   );
   const options = { language: 'en', vocabulary: [], sampleRateHz: RATE };
 
-  async function collect(audio: Int16Array, chunk = 480): Promise<SttEvent[]> {
-    const stream = engine.open(options, new AbortController().signal);
-    const events: SttEvent[] = [];
-    const reading = (async () => {
-      for await (const event of stream) events.push(event);
-    })();
-    for (let at = 0; at < audio.length; at += chunk) stream.write(audio.subarray(at, at + chunk));
-    stream.end();
-    await reading;
-    return events;
-  }
+  const collect = (audio: Int16Array, chunk = 480): Promise<SttEvent[]> => recognise(engine, options, audio, chunk);
 
   it('gives one final per utterance, placed where the speech is', async () => {
     const first = await speech.speak('Hello, I would like to pay my bill.', RATE);

@@ -3,14 +3,13 @@ import type { SttEngine, SttEvent, SttStreamOptions } from '../../engine/types.j
 import { concatPcm } from '../../src/audio/pcm.js';
 import { silencePcm } from '../helpers/speech-audio.js';
 
-/** Reads a whole stream while writing `audio` to it in 20 ms chunks. */
-export async function recognise(engine: SttEngine, options: SttStreamOptions, audio: Int16Array, signal = new AbortController().signal): Promise<SttEvent[]> {
-  const stream = engine.open(options, signal);
+/** Reads a whole stream while writing `audio` to it in chunks (20 ms unless told). */
+export async function recognise(engine: SttEngine, options: SttStreamOptions, audio: Int16Array, chunk = options.sampleRateHz / 50): Promise<SttEvent[]> {
+  const stream = engine.open(options, new AbortController().signal);
   const events: SttEvent[] = [];
   const reading = (async () => {
     for await (const event of stream) events.push(event);
   })();
-  const chunk = options.sampleRateHz / 50;
   for (let at = 0; at < audio.length; at += chunk) stream.write(audio.subarray(at, at + chunk));
   stream.end();
   await reading;
