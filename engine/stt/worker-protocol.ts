@@ -1,4 +1,4 @@
-/** Messages between the recogniser's worker threads and the main thread. */
+/** Messages between a recogniser's worker threads and the main thread (any native engine). */
 import type { Hypothesis } from '../types.js';
 
 /** What a worker is told; `stream` numbers are unique per worker. */
@@ -15,14 +15,15 @@ export type WorkerRequest =
 /** What a worker answers. */
 export type WorkerReply =
   | { readonly type: 'ready' }
+  /** The worker could not load its engine; it exits after this. */
+  | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'result'; readonly request: number; readonly hypothesis: Hypothesis | null }
   /** A stream failed (its pending requests fail with it). */
   | { readonly type: 'error'; readonly stream: number; readonly message: string };
 
-/** What a worker needs at start. */
-export interface WorkerSettings {
-  /** pocketsphinx arguments of every decoder (`-hmm`, `-lm`, `-dict`, search tuning). */
-  readonly decoderArguments: Readonly<Record<string, string | number>>;
+/** What every worker gets at start: the pool's part and its engine's own settings. */
+export interface WorkerData<EngineSettings> {
   /** Decoders kept loaded while no stream uses them. */
   readonly idleDecoders: number;
+  readonly engine: EngineSettings;
 }
