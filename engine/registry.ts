@@ -8,8 +8,10 @@ import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
 import { findPocketsphinx, PocketsphinxEngine } from './pocketsphinx/pocketsphinx-engine.js';
 import { findVoiceModels } from './sherpa/voice-models.js';
+import { startInstalledModels } from './models/installed-engines.js';
 
 export { VoiceModelError } from './sherpa/voice-models.js';
+export { InstalledModelError } from './models/installed-engines.js';
 import type { BatchSttEngine, SpeechDocument, SttEngine, TtsEngine } from './types.js';
 
 /** Live synthesis engines the registry can build. */
@@ -31,8 +33,11 @@ export interface EngineRegistryOptions {
   readonly ttsWorkers: number;
   /** The live recognition engine; `pocketsphinx` is used when Debian's packages are installed. */
   readonly sttEngine: 'pocketsphinx' | 'none';
+  /** Worker threads of the embedded recogniser and of each installed model. */
   readonly sttWorkers: number;
   readonly pocketsphinxModelDir: string;
+  /** Folder of installed recognition models (`sprachrohr models`), or `null` for none. */
+  readonly modelsDir: string | null;
 }
 
 /** The live recognisers of a deployment, by language. */
@@ -122,21 +127,35 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
 /** English codes of the catalog: the US English model serves them all. */
 const ENGLISH = /^en(-|$)/;
 
-/** Starts the live recognisers the options name and the machine has. */
+/**
+ * Starts the live recognisers the options name and the machine has. Installed models come
+ * first: an operator who installs a model for a language wants it over the embedded one.
+ */
 async function startRecognisers(options: EngineRegistryOptions): Promise<LiveRecognisers & { close(): Promise<void> }> {
   const engines: SttEngine[] = [];
   const closers: Array<() => Promise<void>> = [];
   const unavailable: string[] = [];
-  if (options.sttEngine === 'pocketsphinx') {
-    const found = await findPocketsphinx(options.pocketsphinxModelDir);
-    if (found.available) {
-      const languages = options.languages.filter((code) => ENGLISH.test(code));
-      const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers });
-      engines.push(pocketsphinx);
-      closers.push(() => pocketsphinx.close());
-    } else {
-      unavailable.push(`pocketsphinx: ${found.reason}`);
+  try {
+    if (options.modelsDir) {
+      for (const { engine } of await startInstalledModels(options.modelsDir, options.languages, options.sttWorkers)) {
+        engines.push(engine);
+        closers.push(() => engine.close());
+      }
     }
+    if (options.sttEngine === 'pocketsphinx') {
+      const found = await findPocketsphinx(options.pocketsphinxModelDir);
+      if (found.available) {
+        const languages = options.languages.filter((code) => ENGLISH.test(code));
+        const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers });
+        engines.push(pocketsphinx);
+        closers.push(() => pocketsphinx.close());
+      } else {
+        unavailable.push(`pocketsphinx: ${found.reason}`);
+      }
+    }
+  } catch (error) {
+    await Promise.all(closers.map((close) => close()));
+    throw error;
   }
   const byLanguage = new Map<string, SttEngine>();
   for (const engine of engines) for (const language of engine.capabilities.languages) if (!byLanguage.has(language)) byLanguage.set(language, engine);

@@ -36,8 +36,12 @@ export interface Config {
   readonly voicesDir: string | null;
   /** Live recognition: `pocketsphinx` (embedded English, used when installed) or `none`. */
   readonly sttEngine: 'pocketsphinx' | 'none';
-  /** Worker threads of the embedded recogniser. */
+  /** Worker threads of the embedded recogniser, and of each installed model. */
   readonly sttWorkers: number;
+  /** Folder of installed recognition models (`sprachrohr models`), one folder per model. */
+  readonly modelsDir: string;
+  /** An operator's model catalog file laid over the built-in one, or `null`. */
+  readonly modelCatalog: string | null;
   /** Folder of pocketsphinx's English model (Debian's `pocketsphinx-en-us` by default). */
   readonly pocketsphinxModelDir: string;
 }
@@ -115,6 +119,8 @@ export function loadConfig(env: Env = process.env): Config {
     sttEngine,
     sttWorkers: integer(env, 'SPRACHROHR_STT_WORKERS', Math.max(1, cores - 1), 1, 256),
     pocketsphinxModelDir: path.resolve(text(env, 'SPRACHROHR_POCKETSPHINX_MODEL', '/usr/share/pocketsphinx/model/en-us')),
+    modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
+    modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
   };
 }
 
@@ -137,6 +143,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
   ['SPRACHROHR_STT_ENGINE', 'live recognition: pocketsphinx (embedded English, used when installed; default) or none'],
   ['SPRACHROHR_STT_WORKERS', 'worker threads of the embedded recogniser (default: cores - 1, at least 1)'],
+  ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
+  ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
 ];
 

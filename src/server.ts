@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createEngineRegistry, VoiceModelError, type EngineRegistry } from '../engine/registry.js';
+import { createEngineRegistry, InstalledModelError, VoiceModelError, type EngineRegistry } from '../engine/registry.js';
 import { loadMp3Encoder } from './audio/mp3-encoder.js';
 import { loadResampler } from './audio/resampler.js';
 import { loadKeySecret } from './auth/key-secret.js';
@@ -30,7 +30,8 @@ export function openKeyStore(config: Config): { store: Store; keys: KeyService }
 
 /**
  * Starts and warms the engines the configuration names.
- * @throws ConfigError naming SPRACHROHR_VOICES_DIR when a neural voice does not load.
+ * @throws ConfigError naming SPRACHROHR_VOICES_DIR when a neural voice does not load, or
+ *   SPRACHROHR_MODELS_DIR when an installed recognition model does not.
  */
 export async function startEngines(config: Config): Promise<EngineRegistry> {
   try {
@@ -44,9 +45,11 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
     sttEngine: config.sttEngine,
     sttWorkers: config.sttWorkers,
     pocketsphinxModelDir: config.pocketsphinxModelDir,
+    modelsDir: config.modelsDir,
     });
   } catch (error) {
     if (error instanceof VoiceModelError) throw new ConfigError('SPRACHROHR_VOICES_DIR', error.message);
+    if (error instanceof InstalledModelError) throw new ConfigError('SPRACHROHR_MODELS_DIR', error.message);
     throw error;
   }
 }

@@ -3,15 +3,7 @@
  * utterance is one of the phrases. Phrases with a word the dictionary lacks are left
  * out, since pocketsphinx cannot listen for a word it cannot pronounce.
  */
-
-/** The words of a phrase as the dictionary writes them (lower case, letters, digits, apostrophes). */
-export function phraseWords(phrase: string): string[] {
-  return phrase
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}' ]+/gu, ' ')
-    .split(/\s+/)
-    .filter((word) => word !== '' && word !== "'");
-}
+import { phraseWords } from '../stt/phrases.js';
 
 /**
  * The grammar for the phrases whose words `knows` accepts, and the phrases left out; `grammar`

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathExists } from '../path-exists.js';
 
 /** The files of one installed neural voice. */
 export interface VoiceModelFiles {
@@ -19,15 +20,6 @@ export interface VoiceModelFiles {
 /** A voices folder that does not have the documented layout; the message names the path. */
 export class VoiceModelError extends Error {
   override name = 'VoiceModelError';
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -56,8 +48,8 @@ export async function findVoiceModels(voicesDir: string, knownVoices: readonly s
       }
       const model = path.join(folder, 'model.onnx');
       const tokens = path.join(folder, 'tokens.txt');
-      if (!(await exists(model))) throw new VoiceModelError(`${folder}: model.onnx is missing`);
-      if (!(await exists(tokens))) throw new VoiceModelError(`${folder}: tokens.txt is missing`);
+      if (!(await pathExists(model))) throw new VoiceModelError(`${folder}: model.onnx is missing`);
+      if (!(await pathExists(tokens))) throw new VoiceModelError(`${folder}: tokens.txt is missing`);
       const dataDir = path.join(folder, 'espeak-ng-data');
       const lexicon = path.join(folder, 'lexicon.txt');
       found.push({
@@ -66,8 +58,8 @@ export async function findVoiceModels(voicesDir: string, knownVoices: readonly s
         folder,
         model,
         tokens,
-        dataDir: (await exists(dataDir)) ? dataDir : null,
-        lexicon: (await exists(lexicon)) ? lexicon : null,
+        dataDir: (await pathExists(dataDir)) ? dataDir : null,
+        lexicon: (await pathExists(lexicon)) ? lexicon : null,
       });
     }
   }

@@ -3,7 +3,9 @@
 import { ConfigError } from '../config.js';
 import { ApiClientError } from './api-client.js';
 import { DIALECT_HELP, dialectCommand } from './dialect.js';
+import { CommandFailure } from './command-failure.js';
 import { KEYS_HELP, keysCommand } from './keys.js';
+import { MODELS_HELP, modelsCommand } from './models.js';
 import { SERVE_HELP, serve } from './serve.js';
 import { STT_HELP, sttCommand } from './stt.js';
 import { TTS_HELP, ttsCommand } from './tts.js';
@@ -19,11 +21,12 @@ Commands:
   tts       synthesise text into an audio file through the API
   stt       transcribe a recording through the API
   dialect   show how a text is rendered into a Swiss German dialect
+  models    list, verify and download recognition models
 
 Run "sprachrohr <command> --help" for the options of a command.
 `;
 
-const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP, dialect: DIALECT_HELP };
+const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP, dialect: DIALECT_HELP, models: MODELS_HELP };
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -45,7 +48,7 @@ async function run(argv: string[]): Promise<number> {
       await serve();
       return 0;
     }
-    const commands: Record<string, (argv: string[]) => Promise<string>> = { keys: keysCommand, tts: ttsCommand, stt: sttCommand, dialect: dialectCommand };
+    const commands: Record<string, (argv: string[]) => Promise<string>> = { keys: keysCommand, tts: ttsCommand, stt: sttCommand, dialect: dialectCommand, models: modelsCommand };
     const output = await commands[command]!(rest);
     process.stdout.write(`${output}\n`);
     return 0;
@@ -58,7 +61,7 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`sprachrohr: bad configuration: ${error.message}\n`);
       return 78;
     }
-    if (error instanceof ApiClientError) {
+    if (error instanceof ApiClientError || error instanceof CommandFailure) {
       process.stderr.write(`sprachrohr ${command}: ${error.message}\n`);
       return 1;
     }

@@ -79,7 +79,7 @@ export function benchDialectSpeed(): DialectSpeedFigures {
 
 /** First audio of the opening, from text preparation to eSpeak's first chunk, per dialect. */
 export async function benchDialectFirstAudio(): Promise<DialectFirstAudioFigures> {
-  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: 1, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '' });
+  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: 1, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '', modelsDir: null });
   const engine = registry.live.tts!;
   const renderer = new SwissGermanRenderer();
   const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;

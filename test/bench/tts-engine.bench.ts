@@ -39,7 +39,7 @@ export async function benchTtsEngine(): Promise<EngineFigures> {
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   // The service's default: one core stays with the event loop.
   const workers = loadConfig({}).ttsWorkers;
-  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '' });
+  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '', modelsDir: null });
   const engine = registry.live.tts!;
   const engines = { engine, dialect: registry.dialect };
   // As the server does at start.
