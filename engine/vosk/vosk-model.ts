@@ -14,8 +14,6 @@ export interface VoskModelLayout {
   readonly sampleRateHz: number;
   /** A lookahead graph (`HCLr.fst` + `Gr.fst`): grammars can be built per stream. */
   readonly dynamicGraph: boolean;
-  /** `graph/phones/word_boundary.int` is there: partial results can carry word times. */
-  readonly wordBoundaries: boolean;
 }
 
 /** A folder that is not a usable Vosk model; the message names the folder and the part. */
@@ -55,5 +53,5 @@ export async function readVoskModelLayout(folder: string): Promise<VoskModelLayo
   if (!Number.isInteger(sampleRateHz) || sampleRateHz < 8000 || sampleRateHz > 48000) {
     throw new VoskModelError(`${folder}: conf/mfcc.conf sets a sample frequency Vosk cannot use (${rate?.[1]})`);
   }
-  return { folder, sampleRateHz, dynamicGraph: dynamicGraph && !staticGraph, wordBoundaries: await pathExists(join(folder, 'graph/phones/word_boundary.int')) };
+  return { folder, sampleRateHz, dynamicGraph: dynamicGraph && !staticGraph };
 }

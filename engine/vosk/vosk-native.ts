@@ -23,7 +23,6 @@ interface Native {
   vosk_recognizer_new(model: Pointer, sampleRate: number): Pointer | null;
   vosk_recognizer_new_grm(model: Pointer, sampleRate: number, grammar: string): Pointer | null;
   vosk_recognizer_set_words(recognizer: Pointer, words: number): void;
-  vosk_recognizer_set_partial_words(recognizer: Pointer, words: number): void;
   vosk_recognizer_accept_waveform_s(recognizer: Pointer, data: Int16Array, length: number): number;
   vosk_recognizer_result(recognizer: Pointer): string;
   vosk_recognizer_partial_result(recognizer: Pointer): string;
@@ -63,7 +62,6 @@ export function loadVoskNative(libraryPath?: string): void {
     vosk_recognizer_new: library.func('VoskRecognizer *vosk_recognizer_new(VoskModel *model, float sample_rate)'),
     vosk_recognizer_new_grm: library.func('VoskRecognizer *vosk_recognizer_new_grm(VoskModel *model, float sample_rate, const char *grammar)'),
     vosk_recognizer_set_words: library.func('void vosk_recognizer_set_words(VoskRecognizer *recognizer, int words)'),
-    vosk_recognizer_set_partial_words: library.func('void vosk_recognizer_set_partial_words(VoskRecognizer *recognizer, int words)'),
     vosk_recognizer_accept_waveform_s: library.func('int vosk_recognizer_accept_waveform_s(VoskRecognizer *recognizer, const int16_t *data, int length)'),
     vosk_recognizer_result: library.func('const char *vosk_recognizer_result(VoskRecognizer *recognizer)'),
     vosk_recognizer_partial_result: library.func('const char *vosk_recognizer_partial_result(VoskRecognizer *recognizer)'),
@@ -71,7 +69,9 @@ export function loadVoskNative(libraryPath?: string): void {
     vosk_recognizer_reset: library.func('void vosk_recognizer_reset(VoskRecognizer *recognizer)'),
     vosk_recognizer_free: library.func('void vosk_recognizer_free(VoskRecognizer *recognizer)'),
   };
-  functions.vosk_set_log_level(-1);
+  // -2: no information or warnings (phrases outside the vocabulary are left out here, not
+  // reported by Kaldi); errors still reach stderr.
+  functions.vosk_set_log_level(-2);
   native = functions;
 }
 
@@ -137,8 +137,6 @@ export class VoskUtterance {
     private readonly sampleRateHz: number,
     /** Whether `useVocabulary` may build a grammar (models with a dynamic graph). */
     private readonly grammarCapable: boolean,
-    /** Whether partial results carry word times (the model has `word_boundary.int`). */
-    private readonly partialWords: boolean,
   ) {
     this.recognizer = this.create(null);
   }
@@ -147,7 +145,6 @@ export class VoskUtterance {
     const recognizer = grammar === null ? lib().vosk_recognizer_new(this.model.handle, this.sampleRateHz) : lib().vosk_recognizer_new_grm(this.model.handle, this.sampleRateHz, grammar);
     if (!recognizer) throw new Error('Vosk could not create a recogniser for the model');
     lib().vosk_recognizer_set_words(recognizer, 1);
-    if (this.partialWords) lib().vosk_recognizer_set_partial_words(recognizer, 1);
     return recognizer;
   }
 
@@ -196,8 +193,9 @@ export class VoskUtterance {
   /** The words so far (times from the utterance start); `null` before any word. */
   partial(): Hypothesis | null {
     if (!this.inUtterance) return null;
-    const parsed = parsePartial(lib().vosk_recognizer_partial_result(this.handle));
-    const inProgress = parsed.partial_result ? this.words(parsed.partial_result) : this.untimed(parsed.partial ?? '');
+    // Partial word times (`set_partial_words`) arrive only seconds late, so partial words are
+    // placed evenly over the audio heard; the final result has Kaldi's own word times.
+    const inProgress = this.untimed(parsePartial(lib().vosk_recognizer_partial_result(this.handle)).partial ?? '');
     const words = [...this.closedWords, ...inProgress];
     return words.length === 0 ? null : { text: words.map((word) => word.w).join(' '), words };
   }
@@ -217,10 +215,7 @@ export class VoskUtterance {
       .map((word) => ({ w: word.word, start: round(Math.max(0, word.start - this.timeBase)), end: round(Math.max(0, word.end - this.timeBase)), conf: round(Math.min(1, Math.max(0, word.conf ?? 1))) }));
   }
 
-  /**
-   * Partial words without times (models without word boundaries): spread over the audio heard
-   * so far, confidence unknown (0).
-   */
+  /** Partial words without times: spread over the audio heard so far, confidence unknown (0). */
   private untimed(text: string): RecognisedWord[] {
     const list = text.split(' ').filter((word) => word !== '' && word !== UNKNOWN_WORD);
     const heard = this.samplesFed / this.sampleRateHz - this.timeBase;
@@ -238,8 +233,9 @@ function parseResult(json: string): { result?: VoskWord[]; text?: string } {
   return JSON.parse(json) as { result?: VoskWord[]; text?: string };
 }
 
-function parsePartial(json: string): { partial?: string; partial_result?: VoskWord[] } {
-  return JSON.parse(json) as { partial?: string; partial_result?: VoskWord[] };
+/** `{"partial": …}` while an utterance is open; `{"text": ""}` before any audio. */
+function parsePartial(json: string): { partial?: string } {
+  return JSON.parse(json) as { partial?: string };
 }
 
 function round(value: number): number {

@@ -13,5 +13,5 @@ export interface VoskWorkerSettings {
 serveDecoders<VoskWorkerSettings>(({ layout, libraryPath }) => {
   loadVoskNative(libraryPath ?? undefined);
   const model = new VoskModel(layout.folder);
-  return () => new VoskUtterance(model, layout.sampleRateHz, layout.dynamicGraph, layout.wordBoundaries);
+  return () => new VoskUtterance(model, layout.sampleRateHz, layout.dynamicGraph);
 });

@@ -18,68 +18,10 @@
 // 1.13.8 and generateAsync() rejects "TTS generation produced no audio".
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FLOAT, INT64, node, onnxModel, tensor, valueInfo } from './onnx-writer.js';
 
 export const TINY_VITS_SAMPLE_RATE = 16000;
 export const TINY_VITS_HOP = 256; // samples per token at speed 1.0
-
-// ---------------------------------------------------------------- protobuf
-function varint(n: number | bigint): Buffer {
-  let v = BigInt.asUintN(64, BigInt(n)); // negative int64 -> 10-byte form
-  const out: number[] = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v !== 0n) b |= 0x80;
-    out.push(b);
-  } while (v !== 0n);
-  return Buffer.from(out);
-}
-const key = (field: number, wire: number): Buffer => varint((field << 3) | wire);
-const fInt = (field: number, n: number): Buffer => Buffer.concat([key(field, 0), varint(n)]);
-const fBytes = (field: number, data: Buffer | string): Buffer => {
-  const b = Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8');
-  return Buffer.concat([key(field, 2), varint(b.length), b]);
-};
-const fMsg = (field: number, parts: Buffer[]): Buffer => fBytes(field, Buffer.concat(parts));
-
-// ---------------------------------------------------------------- ONNX bits
-const FLOAT = 1;
-const INT64 = 7;
-
-function tensor(name: string, dataType: number, dims: number[], values: number[]): Buffer[] {
-  let raw: Buffer;
-  if (dataType === FLOAT) {
-    raw = Buffer.alloc(4 * values.length);
-    values.forEach((v, i) => raw.writeFloatLE(v, i * 4));
-  } else {
-    raw = Buffer.alloc(8 * values.length);
-    values.forEach((v, i) => raw.writeBigInt64LE(BigInt(v), i * 8));
-  }
-  // TensorProto: dims=1, data_type=2, name=8, raw_data=9
-  return [...dims.map((d) => fInt(1, d)), fInt(2, dataType), fBytes(8, name), fBytes(9, raw)];
-}
-
-function valueInfo(name: string, elemType: number, dims: Array<number | string>): Buffer[] {
-  // Dimension: dim_value=1 | dim_param=2
-  const dimMsgs = dims.map((d) => fMsg(1, [typeof d === 'number' ? fInt(1, d) : fBytes(2, d)]));
-  const tensorType = [fInt(1, elemType), fMsg(2, dimMsgs)]; // elem_type, shape
-  // ValueInfoProto: name=1, type=2 ; TypeProto: tensor_type=1
-  return [fBytes(1, name), fMsg(2, [fMsg(1, tensorType)])];
-}
-
-function node(opType: string, inputs: string[], outputs: string[], attrs: Record<string, number> = {}): Buffer[] {
-  const parts = [
-    ...inputs.map((s) => fBytes(1, s)),
-    ...outputs.map((s) => fBytes(2, s)),
-    fBytes(3, `${opType}_${outputs[0]}`),
-    fBytes(4, opType),
-  ];
-  for (const [name, value] of Object.entries(attrs)) {
-    // AttributeProto: name=1, i=3, type=20 (INT=2); only int attrs needed
-    parts.push(fMsg(5, [fBytes(1, name), fInt(3, value), fInt(20, 2)]));
-  }
-  return parts;
-}
 
 export function buildTinyVitsOnnx({ sampleRate = TINY_VITS_SAMPLE_RATE, omitMetadata = [] as string[], comment = 'tiny fake vits for tests' } = {}): Buffer {
   const nodes = [
@@ -111,13 +53,6 @@ export function buildTinyVitsOnnx({ sampleRate = TINY_VITS_SAMPLE_RATE, omitMeta
     valueInfo('length_scale', FLOAT, [1]),
     valueInfo('noise_scale_w', FLOAT, [1]),
   ];
-  const graph = [
-    ...nodes.map((n) => fMsg(1, n)),
-    fBytes(2, 'tiny_vits'),
-    ...inits.map((t) => fMsg(5, t)),
-    ...inputs.map((v) => fMsg(11, v)),
-    fMsg(12, valueInfo('y', FLOAT, [1, 1, 'T'])),
-  ];
   const meta = {
     model_type: 'vits',
     comment, // must not contain piper/coqui/icefall/melo for the character front end
@@ -130,15 +65,8 @@ export function buildTinyVitsOnnx({ sampleRate = TINY_VITS_SAMPLE_RATE, omitMeta
     bos_id: '0',
     eos_id: '0',
   };
-  return Buffer.concat([
-    fInt(1, 8), // ir_version
-    fBytes(2, 'tiny-vits.mjs'), // producer_name
-    fMsg(7, graph),
-    fMsg(8, [fBytes(1, ''), fInt(2, 13)]), // opset_import: ai.onnx v13
-    ...Object.entries(meta)
-      .filter(([k]) => !omitMetadata.includes(k))
-      .map(([k, v]) => fMsg(14, [fBytes(1, k), fBytes(2, v)])),
-  ]);
+  const metadata = Object.fromEntries(Object.entries(meta).filter(([k]) => !omitMetadata.includes(k)));
+  return onnxModel({ graphName: 'tiny_vits', nodes, initializers: inits, inputs, outputs: [valueInfo('y', FLOAT, [1, 1, 'T'])], metadata });
 }
 
 // One character per line: "<char> <id>"; a line holding only an id is space.

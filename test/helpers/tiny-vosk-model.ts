@@ -3,15 +3,19 @@
  * 0.3.x) really loads and decodes with, so the Vosk adapter can be tested
  * without downloading a real model.
  *
- * What it recognises (16 kHz, any recogniser sample rate works because Vosk
- * resamples):
+ * What it recognises (deterministic: dither is off):
  *   - every stretch of LOUD audio (frame energy above about -48 dBFS for a
- *     sine, i.e. MFCC log-energy c0 > TINY_VOSK_ENERGY_THRESHOLD) lasting at
- *     least TINY_VOSK_MIN_WORD_FRAMES * 30 ms becomes the word "hello";
- *   - quiet audio / digital silence becomes nothing (text "").
- *   So 0.5 s silence + 0.5 s tone at -10 dBFS + 0.5 s silence gives
- *   {"text":"hello"} and, with words on, start ~0.5 s / end ~1.0 s.
- *   Two loud bursts separated by silence give "hello hello".
+ *     sine at 16 kHz, i.e. MFCC log-energy c0 > TINY_VOSK_ENERGY_THRESHOLD)
+ *     becomes ONE word "hello".  A word lasts at least
+ *     TINY_VOSK_MIN_WORD_FRAMES decoder frames (30 ms each), but the decoder
+ *     may borrow a neighbouring quiet frame, so even a 0.1 s click is
+ *     "hello"; use >= 0.3 s of loud audio in tests.
+ *   - quiet audio (-60 dBFS) and digital silence give nothing (text "").
+ *   So 0.5 s silence + 0.5 s 440 Hz tone at -10 dBFS + 0.5 s silence gives
+ *   {"text":"hello"}; with words on: start 0.48, end 1.02, conf 1.
+ *   Loud stretches separated by silence give "hello hello".
+ *   Vosk resamples recognisers whose rate is above the model's (44.1/48 kHz
+ *   work); a lower rate makes accept_waveform return -1 (see sampleRate).
  *
  * The layout is the "v2" one that Vosk's Model constructor looks for:
  *   am/final.mdl        TransitionModel + AmNnetSimple, Kaldi TEXT format
@@ -41,7 +45,7 @@
  *     "reordered" self-loop convention (each phone instance is its forward
  *     transition first, then self-loops), which is what Kaldi's lattice word
  *     aligner (reorder=true) expects.  "hello" is a single SPEECH phone of at
- *     least TINY_VOSK_MIN_WORD_FRAMES decoder frames, so clicks are ignored.
+ *     least TINY_VOSK_MIN_WORD_FRAMES decoder frames.
  *   - frame-subsampling-factor is 3 because Vosk hard-codes 0.03 s per decoder
  *     frame when it converts word times to seconds.
  */
@@ -259,13 +263,17 @@ const MODEL_CONF = [
   '--endpoint.rule4.min-trailing-silence=1.0',
 ].join('\n');
 
-const MFCC_CONF = [
-  '--sample-frequency=16000',
-  '--use-energy=true', // feature 0 = log frame energy (what the nnet looks at)
-  '--dither=0', // default dither is random noise: results would not be deterministic
-  `--num-ceps=${NUM_CEPS}`,
-  '--num-mel-bins=23',
-].join('\n');
+function mfccConf(sampleRate: number): string {
+  return [
+    // libvosk 0.3.x allows downsampling only: a recogniser whose rate is below
+    // this fails every accept_waveform (returns -1, logs an ERROR).
+    `--sample-frequency=${sampleRate}`,
+    '--use-energy=true', // feature 0 = log frame energy (what the nnet looks at)
+    '--dither=0', // default dither is random noise: results would not be deterministic
+    `--num-ceps=${NUM_CEPS}`,
+    '--num-mel-bins=23',
+  ].join('\n');
+}
 
 // Phone 1 never belongs to a word; phone 2 is a whole word by itself.
 const WORD_BOUNDARY = '1 nonword\n2 singleton\n';
@@ -280,6 +288,12 @@ export interface TinyVoskModelOptions {
    * "hello" while a grammar like ["world"] makes loud audio "world".
    */
   dynamicGraph?: boolean;
+  /**
+   * The model's feature sample rate (default 16000, like real Vosk models).
+   * Recognisers created with a higher rate are downsampled by Vosk; a lower
+   * rate is rejected at accept time.  8000 gives a "telephony" model.
+   */
+  sampleRate?: number;
 }
 
 export async function writeTinyVoskModel(dir: string, options: TinyVoskModelOptions = {}): Promise<void> {
@@ -289,7 +303,7 @@ export async function writeTinyVoskModel(dir: string, options: TinyVoskModelOpti
 
   await writeFile(join(dir, 'am', 'final.mdl'), transitionModelText() + nnetText());
   await writeFile(join(dir, 'conf', 'model.conf'), MODEL_CONF + '\n');
-  await writeFile(join(dir, 'conf', 'mfcc.conf'), MFCC_CONF + '\n');
+  await writeFile(join(dir, 'conf', 'mfcc.conf'), mfccConf(options.sampleRate ?? 16000) + '\n');
   await writeFile(join(dir, 'graph', 'words.txt'), TINY_VOSK_WORDS.map((w, i) => `${w} ${i}`).join('\n') + '\n');
   await writeFile(join(dir, 'graph', 'phones', 'word_boundary.int'), WORD_BOUNDARY);
 
