@@ -3,6 +3,7 @@
  * the catalog languages its description names (a base code such as `de` serves `de-CH`,
  * `de-DE` and `de-AT`).
  */
+import { SherpaSttEngine } from '../sherpa/sherpa-stt-engine.js';
 import type { SttEngine } from '../types.js';
 import { VoskEngine } from '../vosk/vosk-engine.js';
 import { listInstalledModels, type InstalledModel } from './model-manifest.js';
@@ -27,7 +28,17 @@ export interface RunningModel {
 async function startModel(model: InstalledModel, languages: string[], workers: number): Promise<RunningModel['engine']> {
   const manifest = model.manifest;
   if (manifest.engine === 'vosk') return VoskEngine.start({ folder: model.folder, id: `vosk:${model.name}`, languages, workers });
-  throw new InstalledModelError(`${model.folder}: sherpa-onnx ${manifest.type} models are not supported yet`);
+  // Whisper and SenseVoice are told the language when the model serves one; otherwise they detect it.
+  const bases = new Set(manifest.languages.map((code) => code.split('-')[0]!));
+  return SherpaSttEngine.start({
+    id: `sherpa-onnx:${model.name}`,
+    type: manifest.type,
+    folder: model.folder,
+    paths: manifest.paths,
+    languages,
+    modelLanguage: bases.size === 1 ? [...bases][0]! : '',
+    workers,
+  });
 }
 
 /**

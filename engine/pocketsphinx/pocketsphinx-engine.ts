@@ -4,9 +4,8 @@
  * 20 ms frames; partial results every 250 ms of speech; a final at each end of speech.
  */
 import { access } from 'node:fs/promises';
-import { EndpointedSttEngine } from '../stt/endpointed-engine.js';
+import { PooledSttEngine } from '../stt/pooled-engine.js';
 import { DecoderPool } from '../stt/worker-pool.js';
-import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
 import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { loadPocketsphinxNative, type DecoderArguments } from './pocketsphinx-native.js';
 
@@ -69,19 +68,7 @@ export interface PocketsphinxEngineOptions {
 }
 
 /** The pocketsphinx engine: a pool of workers behind the streaming contract. */
-export class PocketsphinxEngine implements SttEngine {
-  readonly id = 'pocketsphinx';
-  readonly capabilities: StreamingSttCapabilities;
-  private readonly inner: EndpointedSttEngine;
-
-  private constructor(
-    private readonly pool: DecoderPool,
-    languages: readonly string[],
-  ) {
-    this.capabilities = { languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' };
-    this.inner = new EndpointedSttEngine(this.id, this.capabilities, (options) => this.pool.decoderFor(options));
-  }
-
+export class PocketsphinxEngine extends PooledSttEngine {
   /** Starts the workers; each loads one decoder before this resolves. */
   static async start(options: PocketsphinxEngineOptions): Promise<PocketsphinxEngine> {
     await loadWebRtcVad();
@@ -95,17 +82,7 @@ export class PocketsphinxEngine implements SttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new PocketsphinxEngine(pool, options.languages);
-  }
-
-  /** @throws RecognitionCapacityError when every worker decodes its most streams already. */
-  open(options: SttStreamOptions, signal: AbortSignal): SttStream {
-    return this.inner.open(options, signal);
-  }
-
-  /** Stops the workers; open streams fail. */
-  close(): Promise<void> {
-    return this.pool.close();
+    return new PocketsphinxEngine('pocketsphinx', { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' }, pool);
   }
 }
 

@@ -1,4 +1,4 @@
-/** The part of sherpa-onnx-node's API this engine uses (the package ships JSDoc, no types). */
+/** The part of sherpa-onnx-node's API the engines use (the package ships JSDoc, no types). */
 declare module 'sherpa-onnx-node' {
   export interface OfflineTtsConfig {
     model: {
@@ -24,6 +24,77 @@ declare module 'sherpa-onnx-node' {
       onProgress?: (info: { samples: Float32Array; progress: number }) => number | boolean | void;
     }): Promise<GeneratedAudio>;
   }
-  const sherpa: { OfflineTts: typeof OfflineTts };
+  /** Features of the recognisers (16 kHz, 80 log-mel bins for every model family used here). */
+  export interface FeatureConfig {
+    sampleRate: number;
+    featureDim: number;
+  }
+  export interface Waveform {
+    samples: Float32Array;
+    sampleRate: number;
+  }
+  export interface OnlineRecognizerConfig {
+    featConfig: FeatureConfig;
+    modelConfig: {
+      transducer?: { encoder: string; decoder: string; joiner: string };
+      zipformer2Ctc?: { model: string };
+      tokens: string;
+      numThreads: number;
+      provider?: string;
+      debug?: number;
+    };
+    decodingMethod?: 'greedy_search' | 'modified_beam_search';
+    enableEndpoint?: number;
+  }
+  /** OnlineRecognizerResult::AsJsonString() of sherpa-onnx. */
+  export interface OnlineRecognizerResult {
+    text: string;
+    tokens: string[];
+    timestamps: number[];
+    ys_probs?: number[];
+  }
+  export class OnlineStream {
+    acceptWaveform(waveform: Waveform): void;
+    inputFinished(): void;
+  }
+  export class OnlineRecognizer {
+    constructor(config: OnlineRecognizerConfig);
+    createStream(): OnlineStream;
+    isReady(stream: OnlineStream): boolean;
+    decode(stream: OnlineStream): void;
+    getResult(stream: OnlineStream): OnlineRecognizerResult;
+  }
+  export interface OfflineRecognizerConfig {
+    featConfig: FeatureConfig;
+    modelConfig: {
+      nemoCtc?: { model: string };
+      whisper?: { encoder: string; decoder: string; language: string; task: 'transcribe'; tailPaddings?: number; enableTokenTimestamps?: number };
+      senseVoice?: { model: string; language: string; useInverseTextNormalization: number };
+      tokens: string;
+      numThreads: number;
+      provider?: string;
+      debug?: number;
+    };
+    decodingMethod?: 'greedy_search';
+  }
+  /** OfflineRecognitionResult::AsJsonString() of sherpa-onnx. */
+  export interface OfflineRecognizerResult {
+    lang: string;
+    text: string;
+    tokens: string[];
+    timestamps: number[];
+    durations?: number[];
+    ys_log_probs?: number[];
+  }
+  export class OfflineStream {
+    acceptWaveform(waveform: Waveform): void;
+  }
+  export class OfflineRecognizer {
+    constructor(config: OfflineRecognizerConfig);
+    createStream(): OfflineStream;
+    decode(stream: OfflineStream): void;
+    getResult(stream: OfflineStream): OfflineRecognizerResult;
+  }
+  const sherpa: { OfflineTts: typeof OfflineTts; OnlineRecognizer: typeof OnlineRecognizer; OfflineRecognizer: typeof OfflineRecognizer };
   export default sherpa;
 }

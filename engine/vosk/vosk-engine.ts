@@ -4,9 +4,8 @@
  * utterances. Vocabulary becomes a grammar on models with a lookahead graph (the "small"
  * models); models with a static graph ignore it and say so in their capabilities.
  */
-import { EndpointedSttEngine } from '../stt/endpointed-engine.js';
+import { PooledSttEngine } from '../stt/pooled-engine.js';
 import { DecoderPool } from '../stt/worker-pool.js';
-import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
 import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { readVoskModelLayout } from './vosk-model.js';
 import type { VoskWorkerSettings } from './vosk-worker.js';
@@ -27,19 +26,7 @@ export interface VoskEngineOptions {
 }
 
 /** A Vosk model behind the streaming contract. */
-export class VoskEngine implements SttEngine {
-  readonly capabilities: StreamingSttCapabilities;
-  private readonly inner: EndpointedSttEngine;
-
-  private constructor(
-    readonly id: string,
-    private readonly pool: DecoderPool,
-    capabilities: StreamingSttCapabilities,
-  ) {
-    this.capabilities = capabilities;
-    this.inner = new EndpointedSttEngine(id, capabilities, (options) => this.pool.decoderFor(options));
-  }
-
+export class VoskEngine extends PooledSttEngine {
   /**
    * Checks the folder, then starts the workers; each has loaded the model before this resolves.
    * @throws VoskModelError for a folder without a model's layout; Error when Vosk refuses it.
@@ -56,21 +43,6 @@ export class VoskEngine implements SttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new VoskEngine(options.id, pool, {
-      languages: options.languages,
-      sampleRatesHz: [layout.sampleRateHz],
-      partials: true,
-      vocabulary: layout.dynamicGraph ? 'grammar' : 'none',
-    });
-  }
-
-  /** @throws RecognitionCapacityError when every worker decodes its most streams already. */
-  open(options: SttStreamOptions, signal: AbortSignal): SttStream {
-    return this.inner.open(options, signal);
-  }
-
-  /** Stops the workers; open streams fail. */
-  close(): Promise<void> {
-    return this.pool.close();
+    return new VoskEngine(options.id, { languages: options.languages, sampleRatesHz: [layout.sampleRateHz], partials: true, vocabulary: layout.dynamicGraph ? 'grammar' : 'none' }, pool);
   }
 }

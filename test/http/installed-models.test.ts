@@ -14,6 +14,7 @@ import { customWav } from '../helpers/audio-fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { writeTinyNemoCtcModel } from '../helpers/tiny-nemo-ctc.js';
 import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
 
 let dir: string;
@@ -30,6 +31,12 @@ async function installVosk(modelsDir: string, name: string, manifest: object): P
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-installed-'));
   await installVosk(path.join(dir, 'models'), 'tiny-de', { engine: 'vosk', languages: ['de'] });
+  // British English from an installed model; the embedded recogniser keeps the other English codes.
+  await writeTinyNemoCtcModel(path.join(dir, 'models', 'tiny-ctc'));
+  await fs.writeFile(
+    path.join(dir, 'models', 'tiny-ctc', 'sprachrohr-model.json'),
+    JSON.stringify({ engine: 'sherpa-onnx', type: 'nemo-ctc', languages: ['en-GB'], paths: { model: 'model.onnx', tokens: 'tokens.txt' } }),
+  );
   t = await createTestApp({ SPRACHROHR_STT_ENGINE: 'pocketsphinx', SPRACHROHR_MODELS_DIR: path.join(dir, 'models') });
   speech = await SpeechAudio.start();
 }, 60_000);
@@ -66,10 +73,20 @@ describe('installed recognition models', () => {
     expect(telephone.json()).toMatchObject({ lang: 'de-CH', duration_s: 2 });
   });
 
+  it('take their language over from the embedded recogniser', async () => {
+    const spoken = concatPcm([silencePcm(0.4, 16000), await speech.speak('Opening hours', 16000), silencePcm(0.8, 16000)]);
+    const british = await recognise({ lang: 'en-GB' }, wavOf(spoken, 16000));
+    expect(british.statusCode, british.body).toBe(200);
+    expect(british.json().text).toMatch(/^hello( hello)*$/);
+    const general = await recognise({ lang: 'en', vocabulary: 'opening hours, pay my bill' }, wavOf(spoken, 16000));
+    expect(general.json().text).toBe('opening hours');
+  });
+
   it('appear in capabilities beside the embedded recogniser', async () => {
     const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.liveKey } })).json();
     const engines = capabilities.speech_to_text.engines;
     expect(engines).toEqual([
+      { id: 'sherpa-onnx:tiny-ctc', languages: ['en-GB'], sample_rates_hz: [16000], vocabulary: 'none' },
       { id: 'vosk:tiny-de', languages: ['de-CH', 'de', 'de-AT'], sample_rates_hz: [16000], vocabulary: 'none' },
       { id: 'pocketsphinx', languages: ['en', 'en-GB', 'en-IN'], sample_rates_hz: [16000], vocabulary: 'grammar' },
     ]);
