@@ -8,7 +8,8 @@ import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
 import { findPocketsphinx, PocketsphinxEngine } from './pocketsphinx/pocketsphinx-engine.js';
 import { findVoiceModels } from './sherpa/voice-models.js';
-import { startInstalledModels } from './models/installed-engines.js';
+import { startInstalledModels, type InstalledEngines } from './models/installed-engines.js';
+import type { LanguageIdentifier } from './sherpa/language-id.js';
 
 export { VoiceModelError } from './sherpa/voice-models.js';
 export { InstalledModelError } from './models/installed-engines.js';
@@ -50,6 +51,10 @@ export interface LiveRecognisers {
   readonly languages: readonly string[];
   /** Why an engine the configuration asks for is not running (shown in logs), if one is not. */
   readonly unavailable: readonly string[];
+  /** Names the spoken language among several candidates, when a model for it is installed. */
+  readonly languageId: LanguageIdentifier | null;
+  /** `silero` when an installed Silero model finds speech at 16 kHz; `webrtc` otherwise. */
+  readonly voiceActivity: 'silero' | 'webrtc';
 }
 
 /**
@@ -135,18 +140,19 @@ async function startRecognisers(options: EngineRegistryOptions): Promise<LiveRec
   const engines: SttEngine[] = [];
   const closers: Array<() => Promise<void>> = [];
   const unavailable: string[] = [];
+  let installed: InstalledEngines | null = null;
   try {
     if (options.modelsDir) {
-      for (const { engine } of await startInstalledModels(options.modelsDir, options.languages, options.sttWorkers)) {
-        engines.push(engine);
-        closers.push(() => engine.close());
-      }
+      installed = await startInstalledModels(options.modelsDir, options.languages, options.sttWorkers);
+      engines.push(...installed.recognisers);
+      closers.push(installed.close);
     }
     if (options.sttEngine === 'pocketsphinx') {
       const found = await findPocketsphinx(options.pocketsphinxModelDir);
       if (found.available) {
         const languages = options.languages.filter((code) => ENGLISH.test(code));
-        const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers });
+        const detectorFor = installed?.detectorFor ?? undefined;
+        const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers, ...(detectorFor ? { detectorFor } : {}) });
         engines.push(pocketsphinx);
         closers.push(() => pocketsphinx.close());
       } else {
@@ -164,6 +170,8 @@ async function startRecognisers(options: EngineRegistryOptions): Promise<LiveRec
     engineFor: (language) => byLanguage.get(language) ?? null,
     languages: [...byLanguage.keys()],
     unavailable,
+    languageId: installed?.languageId ?? null,
+    voiceActivity: installed?.detectorFor ? 'silero' : 'webrtc',
     close: async () => {
       await Promise.all(closers.map((close) => close()));
     },

@@ -1,12 +1,18 @@
 /**
- * Recognisers for the models installed in the models folder: one engine per model, serving
- * the catalog languages its description names (a base code such as `de` serves `de-CH`,
- * `de-DE` and `de-AT`).
+ * Engines for the models installed in the models folder: a recogniser per recognition model,
+ * serving the catalog languages its description names (a base code such as `de` serves
+ * `de-CH`, `de` and `de-AT`), plus at most one Silero voice activity detector and one
+ * language identifier, which serve every recogniser.
  */
+import { join } from 'node:path';
+import { WhisperLanguageIdentifier, type LanguageIdentifier } from '../sherpa/language-id.js';
+import { sileroDetectors } from '../sherpa/silero-vad.js';
 import { SherpaSttEngine } from '../sherpa/sherpa-stt-engine.js';
 import type { SttEngine } from '../types.js';
+import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
+import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { VoskEngine } from '../vosk/vosk-engine.js';
-import { listInstalledModels, type InstalledModel } from './model-manifest.js';
+import { HELPER_MODEL_TYPES, listInstalledModels, type InstalledModel } from './model-manifest.js';
 import { checkModelLayout } from './model-verify.js';
 
 /** A model that cannot be started; the message names its folder. */
@@ -19,15 +25,31 @@ export function servedLanguages(modelLanguages: readonly string[], catalogLangua
   return catalogLanguages.filter((code) => modelLanguages.some((language) => code === language || code.startsWith(`${language}-`)));
 }
 
-/** A started engine and how to stop it. */
-export interface RunningModel {
-  readonly model: InstalledModel;
-  readonly engine: SttEngine & { close(): Promise<void> };
+/** A started recogniser and how to stop it. */
+export type RunningRecogniser = SttEngine & { close(): Promise<void> };
+
+/** What the models folder gave the service. */
+export interface InstalledEngines {
+  readonly recognisers: readonly RunningRecogniser[];
+  /** Silero detectors for streams, or `null` (WebRTC's detector) when none is installed. */
+  readonly detectorFor: FrameClassifierFactory | null;
+  readonly languageId: LanguageIdentifier | null;
+  close(): Promise<void>;
 }
 
-async function startModel(model: InstalledModel, languages: string[], workers: number): Promise<RunningModel['engine']> {
+/** Wraps any failure of one model in an error naming its folder. */
+async function forModel<T>(model: InstalledModel, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw error instanceof InstalledModelError ? error : new InstalledModelError(`${model.folder}: ${(error as Error).message}`);
+  }
+}
+
+function recogniser(model: InstalledModel, languages: string[], workers: number, detectorFor: FrameClassifierFactory | undefined): Promise<RunningRecogniser> {
   const manifest = model.manifest;
-  if (manifest.engine === 'vosk') return VoskEngine.start({ folder: model.folder, id: `vosk:${model.name}`, languages, workers });
+  if (manifest.engine === 'vosk') return VoskEngine.start({ folder: model.folder, id: `vosk:${model.name}`, languages, workers, ...(detectorFor ? { detectorFor } : {}) });
+  if (manifest.type === 'silero-vad' || manifest.type === 'language-id') throw new InstalledModelError(`${model.folder}: a ${manifest.type} model recognises no speech`);
   // Whisper and SenseVoice are told the language when the model serves one; otherwise they detect it.
   const bases = new Set(manifest.languages.map((code) => code.split('-')[0]!));
   return SherpaSttEngine.start({
@@ -38,37 +60,58 @@ async function startModel(model: InstalledModel, languages: string[], workers: n
     languages,
     modelLanguage: bases.size === 1 ? [...bases][0]! : '',
     workers,
+    ...(detectorFor ? { detectorFor } : {}),
   });
 }
 
+/** The one installed model of a helper type, or `null`. */
+function single(models: readonly InstalledModel[], type: 'silero-vad' | 'language-id'): InstalledModel | null {
+  const found = models.filter((model) => model.manifest.engine === 'sherpa-onnx' && model.manifest.type === type);
+  if (found.length > 1) throw new InstalledModelError(`only one ${type} model can be installed; found ${found.map((model) => model.name).join(', ')}`);
+  return found[0] ?? null;
+}
+
+function fileOf(model: InstalledModel, role: string): string {
+  return model.manifest.engine === 'sherpa-onnx' ? join(model.folder, model.manifest.paths[role]!) : '';
+}
+
 /**
- * Starts an engine for every installed model whose languages the catalog has.
+ * Starts the engines of every installed model.
  * @throws InstalledModelError when a model's description or files are wrong or its engine
  *   refuses it (engines already started are stopped).
  */
-export async function startInstalledModels(modelsDir: string, catalogLanguages: readonly string[], workers: number): Promise<RunningModel[]> {
+export async function startInstalledModels(modelsDir: string, catalogLanguages: readonly string[], workers: number): Promise<InstalledEngines> {
   let models: InstalledModel[];
   try {
     models = await listInstalledModels(modelsDir);
   } catch (error) {
     throw new InstalledModelError((error as Error).message);
   }
-  const running: RunningModel[] = [];
+  for (const model of models) {
+    const problems = await checkModelLayout(model.folder, model.manifest);
+    if (problems.length > 0) throw new InstalledModelError(problems.join('; '));
+  }
+  await loadWebRtcVad();
+  const silero = single(models, 'silero-vad');
+  const detectorFor = silero ? await forModel(silero, () => sileroDetectors(fileOf(silero, 'model'))) : null;
+  const identifierModel = single(models, 'language-id');
+  const languageId = identifierModel
+    ? await forModel(identifierModel, () => WhisperLanguageIdentifier.start(`sherpa-onnx:${identifierModel.name}`, { encoder: fileOf(identifierModel, 'encoder'), decoder: fileOf(identifierModel, 'decoder') }))
+    : null;
+  const recognisers: RunningRecogniser[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all([...recognisers.map((engine) => engine.close()), languageId?.close()]);
+  };
   try {
     for (const model of models) {
+      if (model.manifest.engine === 'sherpa-onnx' && HELPER_MODEL_TYPES.has(model.manifest.type)) continue;
       const languages = servedLanguages(model.manifest.languages, catalogLanguages);
       if (languages.length === 0) throw new InstalledModelError(`${model.folder}: none of its languages (${model.manifest.languages.join(', ')}) is a catalog language`);
-      const problems = await checkModelLayout(model.folder, model.manifest);
-      if (problems.length > 0) throw new InstalledModelError(problems.join('; '));
-      try {
-        running.push({ model, engine: await startModel(model, languages, workers) });
-      } catch (error) {
-        throw error instanceof InstalledModelError ? error : new InstalledModelError(`${model.folder}: ${(error as Error).message}`);
-      }
+      recognisers.push(await forModel(model, () => recogniser(model, languages, workers, detectorFor ?? undefined)));
     }
   } catch (error) {
-    await Promise.all(running.map(({ engine }) => engine.close()));
+    await close();
     throw error;
   }
-  return running;
+  return { recognisers, detectorFor, languageId, close };
 }

@@ -21,10 +21,20 @@ export const SHERPA_MODEL_FILES = {
   whisper: ['encoder', 'decoder', 'tokens'],
   /** Offline SenseVoice. */
   'sense-voice': ['model', 'tokens'],
+  /** Silero voice activity detection (replaces WebRTC's detector for 16 kHz streams). */
+  'silero-vad': ['model'],
+  /** Spoken-language identification with a multilingual Whisper model (candidate detection). */
+  'language-id': ['encoder', 'decoder'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A sherpa-onnx model kind. */
 export type SherpaModelType = keyof typeof SHERPA_MODEL_FILES;
+
+/** sherpa-onnx model kinds that are not recognisers: they serve every language. */
+export const HELPER_MODEL_TYPES: ReadonlySet<SherpaModelType> = new Set(['silero-vad', 'language-id']);
+
+/** sherpa-onnx model kinds that recognise speech. */
+export type SherpaRecogniserType = Exclude<SherpaModelType, 'silero-vad' | 'language-id'>;
 
 /** Where a model came from, when `models pull` installed it. */
 export interface ModelSource {
@@ -34,7 +44,10 @@ export interface ModelSource {
 }
 
 interface ManifestCommon {
-  /** Language codes the model recognises (`de`, `en-US`; a base code serves its regions). */
+  /**
+   * Language codes the model recognises (`de`, `en-US`; a base code serves its regions); empty
+   * for voice activity and language identification models.
+   */
   readonly languages: readonly string[];
   readonly source?: ModelSource;
   /** SHA-256 of every file as installed, by path inside the folder (for `models verify`). */
@@ -79,8 +92,9 @@ export function parseManifest(value: unknown, where: string): ModelManifest {
     throw new ModelManifestError(`${where}: ${message}`);
   };
   if (!isRecord(value)) return fail('must hold a JSON object');
-  const languages = value['languages'];
-  if (!Array.isArray(languages) || languages.length === 0 || !languages.every((code) => typeof code === 'string' && LANGUAGE_CODE.test(code))) {
+  const helper = value['engine'] === 'sherpa-onnx' && HELPER_MODEL_TYPES.has(value['type'] as SherpaModelType);
+  const languages = value['languages'] ?? (helper ? [] : undefined);
+  if (!Array.isArray(languages) || (!helper && languages.length === 0) || !languages.every((code) => typeof code === 'string' && LANGUAGE_CODE.test(code))) {
     return fail('"languages" must be a non-empty list of language codes such as "de" or "de-CH"');
   }
   let source: ModelSource | undefined;

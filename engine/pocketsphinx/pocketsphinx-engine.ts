@@ -6,6 +6,7 @@
 import { access } from 'node:fs/promises';
 import { PooledSttEngine } from '../stt/pooled-engine.js';
 import { DecoderPool } from '../stt/worker-pool.js';
+import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
 import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { loadPocketsphinxNative, type DecoderArguments } from './pocketsphinx-native.js';
 
@@ -65,6 +66,8 @@ export interface PocketsphinxEngineOptions {
    * up with about ten in real time, measured; each stream's decoder holds about 64 MB).
    */
   readonly maxStreamsPerWorker?: number;
+  /** Voice activity detector per stream (default: WebRTC's). */
+  readonly detectorFor?: FrameClassifierFactory;
 }
 
 /** The pocketsphinx engine: a pool of workers behind the streaming contract. */
@@ -82,7 +85,7 @@ export class PocketsphinxEngine extends PooledSttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new PocketsphinxEngine('pocketsphinx', { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' }, pool);
+    return new PocketsphinxEngine('pocketsphinx', { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' }, pool, options.detectorFor);
   }
 }
 

@@ -60,3 +60,35 @@ export function readOnnxMetadata(model: Uint8Array): Map<string, string> {
 
 /** Metadata sherpa-onnx's VITS loader cannot do without. */
 export const REQUIRED_VITS_METADATA = ['sample_rate', 'n_speakers', 'language', 'comment'] as const;
+
+/**
+ * The names of the graph's inputs and outputs as a session reports them (inputs that are also
+ * initializers, as older exports list them, are left out).
+ * @throws RangeError when the bytes are not a protobuf message with one graph.
+ */
+export function readOnnxGraphIo(model: Uint8Array): { inputs: string[]; outputs: string[] } {
+  const decoder = new TextDecoder();
+  const inputs: string[] = [];
+  const outputs: string[] = [];
+  const initializers = new Set<string>();
+  let graphs = 0;
+  const nameOf = (message: Uint8Array, nameField: number): string => {
+    let name = '';
+    eachField(message, (field, body) => {
+      if (field === nameField) name = decoder.decode(body);
+    });
+    return name;
+  };
+  eachField(model, (field, graph) => {
+    if (field !== 7) return;
+    graphs += 1;
+    // GraphProto: initializer=5 (TensorProto, name=8), input=11, output=12 (ValueInfoProto, name=1).
+    eachField(graph, (graphField, body) => {
+      if (graphField === 5) initializers.add(nameOf(body, 8));
+      else if (graphField === 11) inputs.push(nameOf(body, 1));
+      else if (graphField === 12) outputs.push(nameOf(body, 1));
+    });
+  });
+  if (graphs !== 1 || outputs.length === 0) throw new RangeError('no model graph in the file');
+  return { inputs: inputs.filter((name) => !initializers.has(name)), outputs };
+}

@@ -95,6 +95,30 @@ declare module 'sherpa-onnx-node' {
     decode(stream: OfflineStream): void;
     getResult(stream: OfflineStream): OfflineRecognizerResult;
   }
-  const sherpa: { OfflineTts: typeof OfflineTts; OnlineRecognizer: typeof OnlineRecognizer; OfflineRecognizer: typeof OfflineRecognizer };
+  export interface VadConfig {
+    sileroVad: { model: string; threshold: number; minSilenceDuration: number; minSpeechDuration: number; windowSize: number; maxSpeechDuration?: number };
+    sampleRate: number;
+    numThreads: number;
+    debug?: number;
+  }
+  export class Vad {
+    constructor(config: VadConfig, bufferSizeInSeconds: number);
+    acceptWaveform(samples: Float32Array): void;
+    isDetected(): boolean;
+    isEmpty(): boolean;
+    pop(): void;
+  }
+  export class SpokenLanguageIdentification {
+    constructor(config: { whisper: { encoder: string; decoder: string; tailPaddings?: number }; numThreads: number; debug?: number });
+    createStream(): OfflineStream;
+    compute(stream: OfflineStream): string;
+  }
+  const sherpa: {
+    OfflineTts: typeof OfflineTts;
+    OnlineRecognizer: typeof OnlineRecognizer;
+    OfflineRecognizer: typeof OfflineRecognizer;
+    Vad: typeof Vad;
+    SpokenLanguageIdentification: typeof SpokenLanguageIdentification;
+  };
   export default sherpa;
 }

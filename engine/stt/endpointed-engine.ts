@@ -1,17 +1,19 @@
 import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
 import { DEFAULT_ENDPOINTER_OPTIONS, type EndpointerOptions } from '../vad/endpointer.js';
+import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
 import { WebRtcVad } from '../vad/webrtc-vad.js';
 import { EndpointedStream, type UtteranceDecoder } from './endpointed-stream.js';
 
 /**
- * A streaming engine made of an utterance decoder per stream and WebRTC voice activity
- * detection for endpointing (`loadWebRtcVad()` must have run).
+ * A streaming engine made of an utterance decoder per stream and voice activity detection for
+ * endpointing: WebRTC's detector (`loadWebRtcVad()` must have run) unless another is given.
  */
 export class EndpointedSttEngine implements SttEngine {
   constructor(
     readonly id: string,
     readonly capabilities: StreamingSttCapabilities,
     private readonly makeDecoder: (options: SttStreamOptions) => UtteranceDecoder,
+    private readonly detectorFor: FrameClassifierFactory = (rateHz) => WebRtcVad.create(rateHz),
     private readonly endpointer: EndpointerOptions = DEFAULT_ENDPOINTER_OPTIONS,
   ) {}
 
@@ -20,7 +22,7 @@ export class EndpointedSttEngine implements SttEngine {
     if (!this.capabilities.sampleRatesHz.includes(options.sampleRateHz)) {
       throw new RangeError(`${this.id} decodes ${this.capabilities.sampleRatesHz.join(' or ')} Hz, not ${options.sampleRateHz}`);
     }
-    const vad = WebRtcVad.create(options.sampleRateHz);
+    const vad = this.detectorFor(options.sampleRateHz);
     try {
       return new EndpointedStream(this.makeDecoder(options), vad, options.sampleRateHz, signal, this.endpointer);
     } catch (error) {

@@ -7,7 +7,7 @@
 import { AsyncQueue } from '../async-queue.js';
 import type { Hypothesis, RecognisedWord, SttEvent, SttStream } from '../types.js';
 import { DEFAULT_ENDPOINTER_OPTIONS, Endpointer, type EndpointerOptions } from '../vad/endpointer.js';
-import type { WebRtcVad } from '../vad/webrtc-vad.js';
+import type { FrameClassifier } from '../vad/frame-classifier.js';
 
 /** What an engine does with one utterance; calls arrive in order, one utterance at a time. */
 export interface UtteranceDecoder {
@@ -53,7 +53,7 @@ export class EndpointedStream implements SttStream {
 
   constructor(
     private readonly decoder: UtteranceDecoder,
-    private readonly vad: WebRtcVad,
+    private readonly vad: FrameClassifier,
     private readonly sampleRateHz: number,
     signal: AbortSignal,
     endpointer: EndpointerOptions = DEFAULT_ENDPOINTER_OPTIONS,

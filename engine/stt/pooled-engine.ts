@@ -1,10 +1,12 @@
 import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
 import { EndpointedSttEngine } from './endpointed-engine.js';
+import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
 import type { DecoderPool } from './worker-pool.js';
 
 /**
- * A native recogniser whose decoders run in a worker pool, behind WebRTC voice activity
- * detection (`loadWebRtcVad()` must have run). Engines subclass it with their own `start`.
+ * A native recogniser whose decoders run in a worker pool, behind voice activity detection
+ * (WebRTC's unless a detector factory is given; `loadWebRtcVad()` must have run). Engines
+ * subclass it with their own `start`.
  */
 export class PooledSttEngine implements SttEngine {
   private readonly inner: EndpointedSttEngine;
@@ -13,8 +15,9 @@ export class PooledSttEngine implements SttEngine {
     readonly id: string,
     readonly capabilities: StreamingSttCapabilities,
     private readonly pool: DecoderPool,
+    detectorFor?: FrameClassifierFactory,
   ) {
-    this.inner = new EndpointedSttEngine(id, capabilities, (options) => pool.decoderFor(options));
+    this.inner = new EndpointedSttEngine(id, capabilities, (options) => pool.decoderFor(options), detectorFor);
   }
 
   /** @throws RecognitionCapacityError when every worker decodes its most streams already. */

@@ -6,6 +6,7 @@
  */
 import { PooledSttEngine } from '../stt/pooled-engine.js';
 import { DecoderPool } from '../stt/worker-pool.js';
+import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
 import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { readVoskModelLayout } from './vosk-model.js';
 import type { VoskWorkerSettings } from './vosk-worker.js';
@@ -23,6 +24,8 @@ export interface VoskEngineOptions {
   readonly maxStreamsPerWorker?: number;
   /** `libvosk.so` to load instead of the `vosk` package's. */
   readonly libraryPath?: string;
+  /** Voice activity detector per stream (default: WebRTC's). */
+  readonly detectorFor?: FrameClassifierFactory;
 }
 
 /** A Vosk model behind the streaming contract. */
@@ -43,6 +46,6 @@ export class VoskEngine extends PooledSttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new VoskEngine(options.id, { languages: options.languages, sampleRatesHz: [layout.sampleRateHz], partials: true, vocabulary: layout.dynamicGraph ? 'grammar' : 'none' }, pool);
+    return new VoskEngine(options.id, { languages: options.languages, sampleRatesHz: [layout.sampleRateHz], partials: true, vocabulary: layout.dynamicGraph ? 'grammar' : 'none' }, pool, options.detectorFor);
   }
 }

@@ -81,6 +81,10 @@ export async function capabilitiesView(services: AppServices, principal: Princip
     speech_to_text: {
       engine: engineState(engines.live.stt.engines.length > 0),
       engines: engines.live.stt.engines.map((engine) => ({ id: engine.id, languages: engine.capabilities.languages, sample_rates_hz: engine.capabilities.sampleRatesHz, vocabulary: engine.capabilities.vocabulary })),
+      // How the language among several candidates is found: by an installed identifier, or by
+      // comparing the candidates' recognisers' confidence.
+      language_detection: engines.live.stt.languageId ? { method: 'identifier', model: engines.live.stt.languageId.id } : { method: 'confidence' },
+      voice_activity: engines.live.stt.voiceActivity,
       modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' }],
       parameters: {
         audio: { containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'], max_bytes: LIMITS.sttMaxUploadBytes, max_seconds: LIMITS.sttMaxAudioSeconds },

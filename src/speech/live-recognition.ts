@@ -1,4 +1,5 @@
 import type { LiveRecognisers } from '../../engine/registry.js';
+import { LANGUAGE_ID_RATE_HZ } from '../../engine/sherpa/language-id.js';
 import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import type { RecognisedWord, RecognitionResult, SttEngine, SttEvent } from '../../engine/types.js';
 import type { DecodedAudio } from '../audio/decode.js';
@@ -77,17 +78,46 @@ async function transcribe(engine: SttEngine, language: string, audio: DecodedAud
   return { text: finals.map((final) => final.text).join(' '), words, confidence };
 }
 
+/** Up to `seconds` of the recording as 16 kHz samples in [-1, 1] (what language identification hears). */
+async function opening(audio: DecodedAudio, seconds: number): Promise<Float32Array> {
+  const pieces: Int16Array[] = [];
+  let length = 0;
+  for await (const pcm of pcmPieces(audio, LANGUAGE_ID_RATE_HZ)) {
+    pieces.push(pcm);
+    length += pcm.length;
+    if (length >= seconds * LANGUAGE_ID_RATE_HZ) break;
+  }
+  const samples = new Float32Array(Math.min(length, seconds * LANGUAGE_ID_RATE_HZ));
+  let at = 0;
+  for (const piece of pieces) for (let i = 0; i < piece.length && at < samples.length; i++) samples[at++] = piece[i]! / 32768;
+  return samples;
+}
+
+/**
+ * The candidates to transcribe with: the one whose language an installed language identifier
+ * hears (the first such candidate in the caller's order), or every candidate with a distinct
+ * engine when there is no identifier or it hears a language that is not a candidate.
+ */
+async function candidatesToRun(recognisers: LiveRecognisers, chosen: Array<{ language: string; engine: SttEngine }>, audio: DecodedAudio, signal: AbortSignal) {
+  // Candidates served by the same engine would give the same transcript: it runs once.
+  const distinct = chosen.filter((entry, index) => chosen.findIndex((other) => other.engine === entry.engine) === index);
+  if (distinct.length < 2 || !recognisers.languageId) return distinct;
+  const heard = await recognisers.languageId.identify(await opening(audio, 30), signal);
+  const match = chosen.find(({ language }) => language.split('-')[0] === heard);
+  return match ? [match] : distinct;
+}
+
 /**
  * Batch recognition with the live engines (spec 4.5, 2.3). The recording is resampled to the
  * engine's rate and streamed through it; the finals of its utterances make one transcript.
- * With several candidates each distinct engine transcribes it and the transcript with the
- * highest duration-weighted word confidence wins (the first candidate on a tie); `lang` is
- * that candidate exactly as given.
+ * With several candidates an installed language identifier picks the candidate; without one
+ * (or when it hears no candidate's language) each distinct engine transcribes the recording
+ * and the transcript with the highest duration-weighted word confidence wins (the first
+ * candidate on a tie). `lang` is the chosen candidate exactly as given.
  */
 export async function recognizeLive(recognisers: LiveRecognisers, audio: DecodedAudio, plan: RecognitionPlan, signal: AbortSignal): Promise<RecognitionResult> {
   const chosen = enginesFor(recognisers, plan.candidates);
-  // Candidates served by the same engine would give the same transcript: it runs once.
-  const distinct = chosen.filter((entry, index) => chosen.findIndex((other) => other.engine === entry.engine) === index);
+  const distinct = await candidatesToRun(recognisers, chosen, audio, signal);
   const results = await Promise.all(distinct.map(({ language, engine }) => transcribe(engine, language, audio, plan.vocabulary, signal)));
   let best = 0;
   results.forEach((result, index) => {

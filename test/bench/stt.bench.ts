@@ -115,7 +115,7 @@ export async function benchStt(): Promise<SttFigures> {
   const found = await findPocketsphinx();
   if (!found.available) throw new Error(found.reason);
   const engine = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages: ['en'], workers: 1 });
-  const recognisers = { engines: [engine], engineFor: () => engine, languages: ['en'], unavailable: [] };
+  const recognisers = { engines: [engine], engineFor: () => engine, languages: ['en'], unavailable: [], languageId: null, voiceActivity: 'webrtc' as const };
   const speech = await SpeechAudio.start();
   try {
     const debian = debianRecordings();

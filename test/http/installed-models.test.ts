@@ -15,6 +15,7 @@ import { multipartBody } from '../helpers/multipart.js';
 import { silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { writeTinyNemoCtcModel } from '../helpers/tiny-nemo-ctc.js';
+import { writeTinySileroVad } from '../helpers/tiny-silero-vad.js';
 import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
 
 let dir: string;
@@ -37,6 +38,9 @@ beforeAll(async () => {
     path.join(dir, 'models', 'tiny-ctc', 'sprachrohr-model.json'),
     JSON.stringify({ engine: 'sherpa-onnx', type: 'nemo-ctc', languages: ['en-GB'], paths: { model: 'model.onnx', tokens: 'tokens.txt' } }),
   );
+  // Silero finds speech for every recogniser's 16 kHz streams.
+  await writeTinySileroVad(path.join(dir, 'models', 'silero'));
+  await fs.writeFile(path.join(dir, 'models', 'silero', 'sprachrohr-model.json'), JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }));
   t = await createTestApp({ SPRACHROHR_STT_ENGINE: 'pocketsphinx', SPRACHROHR_MODELS_DIR: path.join(dir, 'models') });
   speech = await SpeechAudio.start();
 }, 60_000);
@@ -90,6 +94,8 @@ describe('installed recognition models', () => {
       { id: 'vosk:tiny-de', languages: ['de-CH', 'de', 'de-AT'], sample_rates_hz: [16000], vocabulary: 'none' },
       { id: 'pocketsphinx', languages: ['en', 'en-GB', 'en-IN'], sample_rates_hz: [16000], vocabulary: 'grammar' },
     ]);
+    expect(capabilities.speech_to_text.voice_activity).toBe('silero');
+    expect(capabilities.speech_to_text.language_detection).toEqual({ method: 'confidence' });
     const codes = capabilities.speech_to_text.languages.map((language: { code: string }) => language.code);
     expect(codes).toEqual(expect.arrayContaining(['de-CH', 'de', 'de-AT', 'en', 'en-GB']));
     expect(codes).not.toContain('fr-CH');
