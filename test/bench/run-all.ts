@@ -7,6 +7,7 @@ import { benchEncoding } from './encode-formats.bench.js';
 import { benchDialectQuality } from './dialect-quality.bench.js';
 import { benchDialectFirstAudio, benchDialectSpeed } from './dialect-speed.bench.js';
 import { benchStt, printSttFigures } from './stt.bench.js';
+import { benchInstalledModels, printModelFigures } from './stt-models.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
@@ -77,3 +78,4 @@ console.log(
 );
 
 printSttFigures(await benchStt());
+printModelFigures(await benchInstalledModels());

@@ -27,7 +27,7 @@ const DATA = '/usr/share/pocketsphinx/test/data';
 const RATE = 16000;
 
 /** The English IVR sentences of the synthetic set (written for this benchmark). */
-const IVR_SENTENCES = [
+export const IVR_SENTENCES = [
   'i would like to pay my bill',
   'what are your opening hours',
   'please transfer me to an agent',
@@ -42,13 +42,13 @@ const IVR_SENTENCES = [
   'check my account balance',
 ];
 
-interface Item {
+export interface Item {
   readonly id: string;
   readonly reference: string;
   readonly pcm: Int16Array;
 }
 
-const words = (text: string) => text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
+export const words = (text: string) => text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
 
 /** A 16-bit PCM WAV file (or a headerless one) as samples. */
 function readWave(path: string): Int16Array {
@@ -59,7 +59,7 @@ function readWave(path: string): Int16Array {
 }
 
 /** Debian's `pocketsphinx-testdata`: real recordings with their transcripts (16 kHz). */
-function debianRecordings(): Item[] {
+export function debianRecordings(): Item[] {
   const items: Item[] = [];
   const read = (folder: string, list: string, name: (id: string) => string) => {
     for (const line of readFileSync(`${DATA}/${folder}/${list}`, 'utf8').trim().split('\n')) {
@@ -75,12 +75,12 @@ function debianRecordings(): Item[] {
   return items;
 }
 
-function wav(pcm: Int16Array, rateHz: number): Buffer {
+export function wav(pcm: Int16Array, rateHz: number): Buffer {
   return customWav({ tag: 1, channels: 1, rate: rateHz, bits: 16, data: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength) });
 }
 
 /** 16 kHz speech as a telephone line carries it: 8 kHz µ-law WAV (SpeexDSP resampler, as the service uses). */
-function telephoneWav(pcm: Int16Array): Buffer {
+export function telephoneWav(pcm: Int16Array): Buffer {
   const resampler = new Resampler(RATE, 8000);
   const narrow = concatPcm([resampler.process(pcm), resampler.flush()]);
   resampler.destroy();
@@ -108,7 +108,7 @@ export interface SttFigures {
   vadMicrosecondsPerFrame: number;
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+export const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
 
 /** Runs every measurement (one recogniser worker, as on a two-core machine). */
 export async function benchStt(): Promise<SttFigures> {
