@@ -9,8 +9,8 @@ import type { LanguageIdReply, LanguageIdRequest, LanguageIdSettings } from './l
 
 /** The rate the identifier hears. */
 export const LANGUAGE_ID_RATE_HZ = 16000;
-/** Audio Whisper looks at once. */
-const WINDOW_SECONDS = 30;
+/** Audio Whisper looks at once: just under its 30-second window (sherpa-onnx warns at 30). */
+const WINDOW_SECONDS = 29.5;
 
 /** Names the language spoken in a recording. */
 export interface LanguageIdentifier {
@@ -78,7 +78,7 @@ export class WhisperLanguageIdentifier implements LanguageIdentifier {
 
   identify(samples: Float32Array, signal: AbortSignal): Promise<string> {
     if (this.failure) return Promise.reject(this.failure);
-    signal.throwIfAborted();
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
     const request: LanguageIdRequest = { id: this.nextId++, samples: samples.slice(0, WINDOW_SECONDS * LANGUAGE_ID_RATE_HZ) };
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {

@@ -37,9 +37,10 @@ const BLANK_TOKENS = ['<blk>', '<eps>', '<blank>'];
 
 /**
  * Checks the files of a model the way sherpa-onnx will read them.
+ * `language` is the one a Whisper recogniser is told to expect (it must be one the model knows).
  * @throws SherpaModelError naming the file and the problem.
  */
-export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Record<string, string>>): Promise<void> {
+export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Record<string, string>>, options: { language?: string } = {}): Promise<void> {
   for (const [role, file] of Object.entries(files)) {
     if (!file.endsWith('.onnx')) continue;
     let metadata: Map<string, string>;
@@ -55,9 +56,7 @@ export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Re
     if (type === 'transducer' && role === 'encoder' && !TRANSDUCER_ENCODERS.includes(metadata.get('model_type')!)) {
       throw new SherpaModelError(`${file}: encoder model_type "${metadata.get('model_type')}" is not one sherpa-onnx streams (${TRANSDUCER_ENCODERS.join(', ')})`);
     }
-    if (type === 'language-id' && role === 'encoder' && metadata.get('is_multilingual') !== '1') {
-      throw new SherpaModelError(`${file} is an English-only Whisper model; identifying languages needs a multilingual one`);
-    }
+    if ((type === 'whisper' || type === 'language-id') && role === 'encoder') checkWhisperEncoder(type, file, metadata, options.language ?? '');
     if (type === 'nemo-ctc' && !NEMO_NORMALISATIONS.includes(metadata.get('normalize_type') ?? '')) {
       throw new SherpaModelError(`${file}: normalize_type "${metadata.get('normalize_type')}" is not one sherpa-onnx applies (per_feature or none)`);
     }
@@ -72,4 +71,18 @@ export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Re
   if ((type === 'nemo-ctc' || type === 'zipformer2-ctc') && !lines.some((line) => BLANK_TOKENS.includes(line.split(/\s+/)[0]!))) {
     throw new SherpaModelError(`${tokens} has no blank token (${BLANK_TOKENS.join(', ')}), which CTC decoding needs`);
   }
+}
+
+/** What sherpa-onnx needs beyond the common keys of a Whisper encoder (it exits or crashes otherwise). */
+function checkWhisperEncoder(type: 'whisper' | 'language-id', file: string, metadata: Map<string, string>, language: string): void {
+  const multilingual = metadata.get('is_multilingual') === '1';
+  if (type === 'language-id') {
+    if (!multilingual) throw new SherpaModelError(`${file} is an English-only Whisper model; identifying languages needs a multilingual one`);
+    if (!metadata.get('model_type')?.startsWith('whisper')) throw new SherpaModelError(`${file}: model_type "${metadata.get('model_type') ?? ''}" is not a Whisper model sherpa-onnx identifies languages with`);
+  }
+  if (!multilingual) return;
+  const missing = ['all_language_tokens', 'all_language_codes'].filter((key) => !metadata.has(key));
+  if (missing.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a multilingual Whisper encoder: ${missing.join(', ')}`);
+  const codes = metadata.get('all_language_codes')!.split(',');
+  if (language !== '' && !codes.includes(language)) throw new SherpaModelError(`${file} does not know the language "${language}" (it knows ${codes.join(', ')})`);
 }

@@ -41,7 +41,7 @@ export class SherpaSttEngine extends PooledSttEngine {
    */
   static async start(options: SherpaSttEngineOptions): Promise<SherpaSttEngine> {
     const files = Object.fromEntries(Object.entries(options.paths).map(([role, path]) => [role, join(options.folder, path)]));
-    await checkSherpaModel(options.type, files);
+    await checkSherpaModel(options.type, files, { language: options.modelLanguage });
     await loadWebRtcVad();
     const settings: SherpaSttSettings = { type: options.type, files, language: options.modelLanguage, threads: 1 };
     const pool = await DecoderPool.start({

@@ -29,7 +29,7 @@ function offlineRecognizer(settings: SherpaSttSettings): OfflineRecognizer {
     settings.type === 'nemo-ctc'
       ? { nemoCtc: { model: f['model']! } }
       : settings.type === 'whisper'
-        ? { whisper: { encoder: f['encoder']!, decoder: f['decoder']!, language: settings.language, task: 'transcribe' as const, enableTokenTimestamps: 1 } }
+        ? { whisper: { encoder: f['encoder']!, decoder: f['decoder']!, language: settings.language, task: 'transcribe' as const } }
         : { senseVoice: { model: f['model']!, language: settings.language, useInverseTextNormalization: 1 } };
   return new sherpa.OfflineRecognizer({ featConfig: FEATURES, modelConfig: { ...model, tokens: f['tokens']!, numThreads: settings.threads, debug: 0 }, decodingMethod: 'greedy_search' });
 }

@@ -16,6 +16,7 @@ import { silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { writeTinyNemoCtcModel } from '../helpers/tiny-nemo-ctc.js';
 import { writeTinySileroVad } from '../helpers/tiny-silero-vad.js';
+import { writeTinyWhisperModel } from '../helpers/tiny-whisper.js';
 import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
 
 let dir: string;
@@ -41,6 +42,12 @@ beforeAll(async () => {
   // Silero finds speech for every recogniser's 16 kHz streams.
   await writeTinySileroVad(path.join(dir, 'models', 'silero'));
   await fs.writeFile(path.join(dir, 'models', 'silero', 'sprachrohr-model.json'), JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }));
+  // A multilingual Whisper model picks among candidates (the tiny one hears eSpeak as German).
+  await writeTinyWhisperModel(path.join(dir, 'models', 'lid'));
+  await fs.writeFile(
+    path.join(dir, 'models', 'lid', 'sprachrohr-model.json'),
+    JSON.stringify({ engine: 'sherpa-onnx', type: 'language-id', paths: { encoder: 'tiny-encoder.onnx', decoder: 'tiny-decoder.onnx' } }),
+  );
   t = await createTestApp({ SPRACHROHR_STT_ENGINE: 'pocketsphinx', SPRACHROHR_MODELS_DIR: path.join(dir, 'models') });
   speech = await SpeechAudio.start();
 }, 60_000);
@@ -86,6 +93,18 @@ describe('installed recognition models', () => {
     expect(general.json().text).toBe('opening hours');
   });
 
+  it('let the language identifier choose among candidates, and fall back when it hears none of them', async () => {
+    const german = concatPcm([silencePcm(0.4, 16000), await speech.speak('Guten Tag, ich habe eine Frage.', 16000, 'de'), silencePcm(0.8, 16000)]);
+    const detected = await recognise({ lang: 'en,de-CH' }, wavOf(german, 16000));
+    expect(detected.statusCode, detected.body).toBe(200);
+    expect(detected.json()).toMatchObject({ lang: 'de-CH', text: expect.stringMatching(/^hello( hello)*$/) });
+    // It hears German, which neither candidate is: the recognisers' confidence decides, and the
+    // embedded recogniser (which reports one) wins over the CTC model (which reports none).
+    const english = await recognise({ lang: 'en-GB,en', vocabulary: 'opening hours, pay my bill' }, wavOf(concatPcm([silencePcm(0.4, 16000), await speech.speak('Opening hours', 16000), silencePcm(0.8, 16000)]), 16000));
+    expect(english.statusCode, english.body).toBe(200);
+    expect(english.json()).toMatchObject({ lang: 'en', text: 'opening hours' });
+  });
+
   it('appear in capabilities beside the embedded recogniser', async () => {
     const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.liveKey } })).json();
     const engines = capabilities.speech_to_text.engines;
@@ -95,7 +114,7 @@ describe('installed recognition models', () => {
       { id: 'pocketsphinx', languages: ['en', 'en-GB', 'en-IN'], sample_rates_hz: [16000], vocabulary: 'grammar' },
     ]);
     expect(capabilities.speech_to_text.voice_activity).toBe('silero');
-    expect(capabilities.speech_to_text.language_detection).toEqual({ method: 'confidence' });
+    expect(capabilities.speech_to_text.language_detection).toEqual({ method: 'identifier', model: 'sherpa-onnx:lid' });
     const codes = capabilities.speech_to_text.languages.map((language: { code: string }) => language.code);
     expect(codes).toEqual(expect.arrayContaining(['de-CH', 'de', 'de-AT', 'en', 'en-GB']));
     expect(codes).not.toContain('fr-CH');
