@@ -14,6 +14,7 @@ import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { VoskEngine } from '../vosk/vosk-engine.js';
 import { HELPER_MODEL_TYPES, listInstalledModels, type InstalledModel } from './model-manifest.js';
 import { checkModelLayout } from './model-verify.js';
+import { probeModels } from './load-probe.js';
 
 /** A model that cannot be started; the message names its folder. */
 export class InstalledModelError extends Error {
@@ -75,21 +76,42 @@ function fileOf(model: InstalledModel, role: string): string {
   return model.manifest.engine === 'sherpa-onnx' ? join(model.folder, model.manifest.paths[role]!) : '';
 }
 
+/** Which models to start, and whether to try them in a separate process first. */
+export interface StartModelsOptions {
+  /** Start only these models (folder names). */
+  readonly only?: readonly string[];
+  /**
+   * Load each model and decode a second of audio in a child process before loading it here
+   * (default true): a model that would end the process is refused instead.
+   */
+  readonly probe?: boolean;
+}
+
 /**
  * Starts the engines of every installed model.
  * @throws InstalledModelError when a model's description or files are wrong or its engine
  *   refuses it (engines already started are stopped).
  */
-export async function startInstalledModels(modelsDir: string, catalogLanguages: readonly string[], workers: number): Promise<InstalledEngines> {
+export async function startInstalledModels(modelsDir: string, catalogLanguages: readonly string[], workers: number, options: StartModelsOptions = {}): Promise<InstalledEngines> {
   let models: InstalledModel[];
   try {
-    models = await listInstalledModels(modelsDir);
+    models = (await listInstalledModels(modelsDir)).filter((model) => !options.only || options.only.includes(model.name));
   } catch (error) {
     throw new InstalledModelError((error as Error).message);
   }
   for (const model of models) {
     const problems = await checkModelLayout(model.folder, model.manifest);
     if (problems.length > 0) throw new InstalledModelError(problems.join('; '));
+    if (model.manifest.engine === 'vosk' || !HELPER_MODEL_TYPES.has(model.manifest.type)) {
+      const languages = servedLanguages(model.manifest.languages, catalogLanguages);
+      if (languages.length === 0) throw new InstalledModelError(`${model.folder}: none of its languages (${model.manifest.languages.join(', ')}) is a catalog language`);
+    }
+  }
+  if (options.probe ?? true) {
+    for (const probe of await probeModels(modelsDir, models.map((model) => model.name), catalogLanguages)) {
+      const folder = join(modelsDir, probe.name);
+      if (!probe.ok) throw new InstalledModelError(probe.detail.startsWith(folder) ? probe.detail : `${folder}: ${probe.detail}`);
+    }
   }
   await loadWebRtcVad();
   const silero = single(models, 'silero-vad');
@@ -106,7 +128,6 @@ export async function startInstalledModels(modelsDir: string, catalogLanguages: 
     for (const model of models) {
       if (model.manifest.engine === 'sherpa-onnx' && HELPER_MODEL_TYPES.has(model.manifest.type)) continue;
       const languages = servedLanguages(model.manifest.languages, catalogLanguages);
-      if (languages.length === 0) throw new InstalledModelError(`${model.folder}: none of its languages (${model.manifest.languages.join(', ')}) is a catalog language`);
       recognisers.push(await forModel(model, () => recogniser(model, languages, workers, detectorFor ?? undefined)));
     }
   } catch (error) {

@@ -5,6 +5,8 @@ import { listInstalledModels, ModelManifestError, type InstalledModel } from '..
 import { ModelArchiveError } from '../../engine/models/model-archive.js';
 import { pullModel, ModelPullError } from '../../engine/models/model-pull.js';
 import { verifyModel } from '../../engine/models/model-verify.js';
+import { probeModels } from '../../engine/models/load-probe.js';
+import { LANGUAGES } from '../catalog/languages.js';
 import { loadConfig } from '../config.js';
 import { CommandFailure } from './command-failure.js';
 import { UsageError } from './usage-error.js';
@@ -13,12 +15,13 @@ import { UsageError } from './usage-error.js';
 export const MODELS_HELP = `sprachrohr models — recognition models in the models folder
 
 Usage: sprachrohr models list
-       sprachrohr models verify [NAME ...]
+       sprachrohr models verify [NAME ...] [--no-load]
        sprachrohr models pull NAME [--force]
 
   list     installed models (engine, languages, origin) and the catalog's models
-  verify   check installed models: the files their engine needs, and the SHA-256 of
-           every file recorded when it was pulled; exits with 1 when one fails
+  verify   check installed models: the files their engine needs, the SHA-256 of every
+           file recorded when it was pulled, and (unless --no-load) that each loads and
+           decodes a second of audio in a separate process; exits with 1 when one fails
   pull     download a catalog model from its publisher, check its checksum, unpack
            it and install it (--force replaces an installed one); shows progress
 
@@ -50,21 +53,26 @@ async function list(modelsDir: string, catalog: readonly CatalogModel[]): Promis
   return lines.join('\n');
 }
 
-async function verify(modelsDir: string, names: readonly string[]): Promise<string> {
+async function verify(modelsDir: string, names: readonly string[], load: boolean): Promise<string> {
   const installed = await listInstalledModels(modelsDir);
   const unknown = names.filter((name) => !installed.some((model) => model.name === name));
   if (unknown.length > 0) throw new CommandFailure(`not installed in ${modelsDir}: ${unknown.join(', ')}`);
   const chosen = names.length > 0 ? installed.filter((model) => names.includes(model.name)) : installed;
   if (chosen.length === 0) return `no models installed in ${modelsDir}`;
+  const checks = await Promise.all(chosen.map((model) => verifyModel(model)));
+  // Loading runs only for models whose files are complete, all in one separate process.
+  const probes = load ? await probeModels(modelsDir, checks.filter((check) => check.ok).map((check) => check.name), LANGUAGES.map((language) => language.code)) : [];
   const lines: string[] = [];
   let failed = 0;
-  for (const model of chosen) {
-    const check = await verifyModel(model);
-    if (check.ok) {
-      lines.push(`${model.name}: ok (${check.filesChecked > 0 ? `${check.filesChecked} files match their recorded SHA-256` : 'layout complete; no recorded checksums'})`);
+  for (const check of checks) {
+    const probe = probes.find((candidate) => candidate.name === check.name);
+    const problems = [...check.problems, ...(probe && !probe.ok ? [probe.detail] : [])];
+    if (problems.length === 0) {
+      const files = check.filesChecked > 0 ? `${check.filesChecked} files match their recorded SHA-256` : 'layout complete; no recorded checksums';
+      lines.push(`${check.name}: ok (${files}${probe ? `; ${probe.detail}` : ''})`);
     } else {
       failed += 1;
-      lines.push(`${model.name}: FAILED`, ...check.problems.map((problem) => `  ${problem}`));
+      lines.push(`${check.name}: FAILED`, ...problems.map((problem) => `  ${problem}`));
     }
   }
   if (failed > 0) throw new CommandFailure(lines.join('\n'));
@@ -110,7 +118,11 @@ async function pull(modelsDir: string, catalog: readonly CatalogModel[], name: s
 
 /** Runs `sprachrohr models`; returns what to print. */
 export async function modelsCommand(argv: string[]): Promise<string> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { force: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false } },
+  });
   const [action, ...names] = positionals;
   const config = loadConfig(process.env);
   try {
@@ -119,7 +131,7 @@ export async function modelsCommand(argv: string[]): Promise<string> {
         if (names.length > 0) throw new UsageError('list takes no names');
         return await list(config.modelsDir, await loadModelCatalog(config.modelCatalog));
       case 'verify':
-        return await verify(config.modelsDir, names);
+        return await verify(config.modelsDir, names, !values['no-load']);
       case 'pull':
         if (names.length !== 1) throw new UsageError('pull takes one model name');
         return await pull(config.modelsDir, await loadModelCatalog(config.modelCatalog), names[0]!, values.force);

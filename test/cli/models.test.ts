@@ -13,20 +13,16 @@ import path from 'node:path';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
+import { listFiles } from '../../engine/models/model-verify.js';
 import { runCli } from '../helpers/cli.js';
+import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
 
-/** Files of a model folder with Vosk's layout (contents do not matter to pull and verify). */
-const VOSK_FILES: Record<string, string> = {
-  'am/final.mdl': 'acoustic model',
-  'conf/mfcc.conf': '--sample-frequency=16000\n',
-  'conf/model.conf': '--beam=13.0\n',
-  'graph/HCLG.fst': 'graph',
-  'graph/words.txt': '<eps> 0\nhello 1\n',
-};
+/** The files of a tiny Vosk model that libvosk really loads (read in `beforeAll`). */
+const VOSK_FILES: Record<string, Buffer> = {};
 
-function zipOf(files: Record<string, string>): Promise<Buffer> {
+function zipOf(files: Record<string, Buffer | string>): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, text] of Object.entries(files)) zip.addBuffer(Buffer.from(text), name);
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -51,10 +47,12 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-models-'));
+  await writeTinyVoskModel(path.join(dir, 'vosk-src'));
+  for (const file of await listFiles(path.join(dir, 'vosk-src'))) VOSK_FILES[file] = await fs.readFile(path.join(dir, 'vosk-src', file));
   const goodZip = await zipOf(Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])));
   served.set('/tiny.zip', goodZip);
   // The same archive with its model file replaced: same size, different bytes.
-  served.set('/tampered.zip', await zipOf({ ...Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])), 'vosk-model-tiny/am/final.mdl': 'acoustic modem' }));
+  served.set('/tampered.zip', await zipOf({ ...Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])), 'vosk-model-tiny/graph/words.txt': '<eps> 0\nhallo 1\n' }));
   served.set('/incomplete.zip', await zipOf({ 'm/am/final.mdl': 'x', 'm/conf/mfcc.conf': '' }));
   // yazl will not write a path that leaves the folder: the name is patched in afterwards
   // (same length, in the local header and the central directory).
@@ -130,11 +128,11 @@ describe('sprachrohr models', () => {
     expect(result.stdout).toContain('installed tiny-de');
     const folder = path.join(dir, 'models', 'tiny-de');
     // The archive's top folder is gone: the model's parts sit in the model folder.
-    expect(await fs.readFile(path.join(folder, 'am/final.mdl'), 'utf8')).toBe('acoustic model');
+    expect(await fs.readFile(path.join(folder, 'am/final.mdl'))).toEqual(VOSK_FILES['am/final.mdl']);
     const manifest = JSON.parse(await fs.readFile(path.join(folder, 'sprachrohr-model.json'), 'utf8'));
     expect(manifest).toMatchObject({ engine: 'vosk', languages: ['de'], source: { url: `${base}/tiny.zip`, md5: md5(served.get('/tiny.zip')!) } });
     expect(Object.keys(manifest.files).sort()).toEqual(Object.keys(VOSK_FILES).sort());
-    expect(manifest.files['conf/mfcc.conf']).toBe(sha256(Buffer.from(VOSK_FILES['conf/mfcc.conf']!)));
+    expect(manifest.files['conf/mfcc.conf']).toBe(sha256(VOSK_FILES['conf/mfcc.conf']!));
 
     const list = await runCli(['models', 'list'], env());
     expect(list.code).toBe(0);
@@ -160,7 +158,7 @@ describe('sprachrohr models', () => {
     expect((await runCli(['models', 'pull', 'tiny-sha', '--force'], env())).code).toBe(0);
     const ok = await runCli(['models', 'verify', 'tiny-sha'], env());
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('tiny-sha: ok (5 files match their recorded SHA-256)');
+    expect(ok.stdout).toContain(`tiny-sha: ok (${Object.keys(VOSK_FILES).length} files match their recorded SHA-256; loads and decodes in a separate process)`);
 
     await fs.writeFile(path.join(dir, 'models', 'tiny-sha', 'graph/words.txt'), '<eps> 0\nhallo 1\n');
     await fs.rm(path.join(dir, 'models', 'tiny-sha', 'conf/model.conf'));
@@ -170,6 +168,19 @@ describe('sprachrohr models', () => {
     expect(bad.stderr).toContain('graph/words.txt has changed since it was installed');
     expect(bad.stderr).toContain('conf/model.conf is missing');
     expect(bad.stderr).not.toMatch(/at .*\.js:\d+/);
+
+    // A model unpacked by hand has no recorded checksums: loading it is what finds the damage.
+    const handMade = path.join(dir, 'models', 'hand-made-de');
+    await writeTinyVoskModel(handMade);
+    await fs.writeFile(path.join(handMade, 'sprachrohr-model.json'), JSON.stringify({ engine: 'vosk', languages: ['de'] }));
+    expect((await runCli(['models', 'verify', 'hand-made-de'], env())).stdout).toContain('hand-made-de: ok (layout complete; no recorded checksums; loads and decodes in a separate process)');
+    await fs.writeFile(path.join(handMade, 'am/final.mdl'), 'not a Kaldi model');
+    const damaged = await runCli(['models', 'verify', 'hand-made-de'], env());
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toMatch(/hand-made-de: FAILED\n {2}.*hand-made-de: Vosk could not load the model/);
+    const skipped = await runCli(['models', 'verify', 'hand-made-de', '--no-load'], env());
+    expect(skipped.stdout).toContain('hand-made-de: ok (layout complete; no recorded checksums)');
+    await fs.rm(handMade, { recursive: true });
 
     const unknown = await runCli(['models', 'verify', 'nope'], env());
     expect(unknown.code).toBe(1);

@@ -16,10 +16,19 @@ import { FLOAT, INT64, node, onnxModel, tensor, valueInfo } from './onnx-writer.
 const THRESHOLD_RMS = 0.01;
 const SLOPE = 4;
 
-export function buildTinySileroVadOnnx(options: { inputNames?: readonly [string, string, string] } = {}): Buffer {
+/** Options of the test model; `failAtRun` gives one whose every run fails inside onnxruntime. */
+export interface TinySileroOptions {
+  readonly inputNames?: readonly [string, string, string];
+  readonly failAtRun?: boolean;
+}
+
+export function buildTinySileroVadOnnx(options: TinySileroOptions = {}): Buffer {
   const [input, state, sr] = options.inputNames ?? ['input', 'state', 'sr'];
+  // A window of 512 samples cannot take the shape [7, -1]: onnxruntime throws on every run.
+  const samples = options.failAtRun ? 'reshaped' : input;
   const nodes = [
-    node('Mul', [input, input], ['squares']),
+    ...(options.failAtRun ? [node('Reshape', [input, 'impossible_shape'], ['reshaped'])] : []),
+    node('Mul', [samples, samples], ['squares']),
     node('ReduceMean', ['squares'], ['power'], { axes: [1], keepdims: 1 }), // [1, 1]
     node('Add', ['power', 'floor'], ['power_floored']),
     node('Log', ['power_floored'], ['log_power']),
@@ -32,6 +41,7 @@ export function buildTinySileroVadOnnx(options: { inputNames?: readonly [string,
     tensor('floor', FLOAT, [], [1e-10]),
     tensor('log_threshold', FLOAT, [], [Math.log(THRESHOLD_RMS * THRESHOLD_RMS)]),
     tensor('slope', FLOAT, [], [SLOPE]),
+    ...(options.failAtRun ? [tensor('impossible_shape', INT64, [2], [7, -1])] : []),
   ];
   return onnxModel({
     graphName: 'tiny_silero_vad',
@@ -44,7 +54,7 @@ export function buildTinySileroVadOnnx(options: { inputNames?: readonly [string,
 }
 
 /** Writes `silero_vad.onnx` into `dir`; returns its path. */
-export async function writeTinySileroVad(dir: string, options: { inputNames?: readonly [string, string, string] } = {}): Promise<string> {
+export async function writeTinySileroVad(dir: string, options: TinySileroOptions = {}): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'silero_vad.onnx');
   await writeFile(file, buildTinySileroVadOnnx(options));

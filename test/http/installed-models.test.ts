@@ -126,6 +126,15 @@ describe('installed recognition models', () => {
       ['unknown language', async (m) => void (await installVosk(m, 'klingon', { engine: 'vosk', languages: ['tlh'] })), /klingon: none of its languages \(tlh\) is a catalog language/],
       ['missing part', async (m) => fs.rm(path.join(await installVosk(m, 'partial', { engine: 'vosk', languages: ['de'] }), 'conf/model.conf')), /partial is not a Vosk model: conf\/model.conf is missing/],
       ['damaged file', async (m) => fs.writeFile(path.join(await installVosk(m, 'damaged', { engine: 'vosk', languages: ['de'] }), 'am/final.mdl'), 'x'), /damaged: Vosk could not load the model/],
+      [
+        'crashes when run',
+        async (m) => {
+          await writeTinySileroVad(path.join(m, 'crashing'), { failAtRun: true });
+          await fs.writeFile(path.join(m, 'crashing', 'sprachrohr-model.json'), JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }));
+        },
+        // Tried in a separate process first: onnxruntime's exception ends that one, not the service.
+        /crashing: loading it and decoding a second of audio ended the process \(signal SIGABRT\): .*Ort::Exception/,
+      ],
       ['bad JSON', async (m) => fs.writeFile(path.join(await installVosk(m, 'typo', { engine: 'vosk', languages: ['de'] }), 'sprachrohr-model.json'), '{"engine": "vosk",'), /typo\/sprachrohr-model.json: not valid JSON/],
     ];
     for (const [name, install, message] of cases) {
