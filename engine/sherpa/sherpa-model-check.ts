@@ -18,7 +18,7 @@ const WHISPER_ENCODER_METADATA = ['n_mels', 'n_text_layer', 'n_text_ctx', 'n_tex
 
 /** Metadata keys sherpa-onnx reads without a default, per model type and file role. */
 const REQUIRED_METADATA: Partial<Record<SherpaModelType, Readonly<Record<string, readonly string[]>>>> = {
-  transducer: { encoder: ['model_type'] },
+  transducer: { encoder: ['model_type'], decoder: ['vocab_size', 'context_size'] },
   'zipformer2-ctc': {
     model: ['encoder_dims', 'query_head_dims', 'value_head_dims', 'num_heads', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
   },
@@ -28,8 +28,16 @@ const REQUIRED_METADATA: Partial<Record<SherpaModelType, Readonly<Record<string,
   'sense-voice': { model: ['vocab_size', 'lfr_window_size', 'lfr_window_shift', 'normalize_samples'] },
 };
 
+/** What each kind of streaming transducer encoder must say about itself. */
+const TRANSDUCER_ENCODER_METADATA: Readonly<Record<string, readonly string[]>> = {
+  conformer: ['num_encoder_layers', 'T', 'decode_chunk_len', 'left_context', 'encoder_dim', 'pad_length', 'cnn_module_kernel'],
+  ebranchformer: ['decode_chunk_len', 'T', 'num_hidden_layers', 'hidden_size', 'intermediate_size', 'csgu_kernel_size', 'merge_conv_kernel', 'left_context_len', 'num_heads', 'head_dim'],
+  lstm: ['num_encoder_layers', 'T', 'decode_chunk_len', 'rnn_hidden_size', 'd_model'],
+  zipformer: ['encoder_dims', 'attention_dims', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
+  zipformer2: ['encoder_dims', 'query_head_dims', 'value_head_dims', 'num_heads', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
+};
 /** Encoder kinds sherpa-onnx's streaming transducer runs. */
-const TRANSDUCER_ENCODERS = ['conformer', 'ebranchformer', 'lstm', 'zipformer', 'zipformer2'];
+const TRANSDUCER_ENCODERS = Object.keys(TRANSDUCER_ENCODER_METADATA);
 /** Feature normalisations sherpa-onnx applies for NeMo models (others end the process). */
 const NEMO_NORMALISATIONS = ['', 'NA', 'per_feature'];
 /** Names CTC decoding takes for the blank token. */
@@ -53,8 +61,11 @@ export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Re
     }
     const missing = (REQUIRED_METADATA[type]?.[role] ?? []).filter((key) => !metadata.has(key));
     if (missing.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a ${type} ${role}: ${missing.join(', ')}`);
-    if (type === 'transducer' && role === 'encoder' && !TRANSDUCER_ENCODERS.includes(metadata.get('model_type')!)) {
-      throw new SherpaModelError(`${file}: encoder model_type "${metadata.get('model_type')}" is not one sherpa-onnx streams (${TRANSDUCER_ENCODERS.join(', ')})`);
+    if (type === 'transducer' && role === 'encoder') {
+      const kind = metadata.get('model_type')!;
+      if (!TRANSDUCER_ENCODERS.includes(kind)) throw new SherpaModelError(`${file}: encoder model_type "${kind}" is not one sherpa-onnx streams (${TRANSDUCER_ENCODERS.join(', ')})`);
+      const lacking = TRANSDUCER_ENCODER_METADATA[kind]!.filter((key) => !metadata.has(key));
+      if (lacking.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a ${kind} transducer encoder: ${lacking.join(', ')}`);
     }
     if ((type === 'whisper' || type === 'language-id') && role === 'encoder') checkWhisperEncoder(type, file, metadata, options.language ?? '');
     if (type === 'nemo-ctc' && !NEMO_NORMALISATIONS.includes(metadata.get('normalize_type') ?? '')) {

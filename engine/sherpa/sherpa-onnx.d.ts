@@ -107,6 +107,7 @@ declare module 'sherpa-onnx-node' {
     isDetected(): boolean;
     isEmpty(): boolean;
     pop(): void;
+    reset(): void;
   }
   export class SpokenLanguageIdentification {
     constructor(config: { whisper: { encoder: string; decoder: string; tailPaddings?: number }; numThreads: number; debug?: number });

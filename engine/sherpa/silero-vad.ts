@@ -24,19 +24,45 @@ const INTERFACES = [
   { version: 'v4', inputs: ['input', 'sr', 'h', 'c'], outputs: ['output', 'hn', 'cn'] },
 ] as const;
 
+/** Detectors kept for the next stream (each holds an onnxruntime session). */
+const IDLE_DETECTORS = 32;
+
+/**
+ * sherpa-onnx detectors of one model, reused: making one loads the model into a new
+ * onnxruntime session, which would otherwise happen on the event loop at every stream's start.
+ */
+class SileroDetectorPool {
+  private readonly idle: Vad[] = [];
+
+  constructor(private readonly model: string) {}
+
+  take(): Vad {
+    return (
+      this.idle.pop() ??
+      new sherpa.Vad(
+        // Short smoothing: the endpointer applies its own start and hangover rules.
+        { sileroVad: { model: this.model, threshold: THRESHOLD, minSilenceDuration: 0.05, minSpeechDuration: 0.03, windowSize: WINDOW_SAMPLES, maxSpeechDuration: 30 }, sampleRate: SILERO_RATE_HZ, numThreads: 1, debug: 0 },
+        // Seconds of audio it buffers; it grows by itself for longer speech.
+        5,
+      )
+    );
+  }
+
+  give(vad: Vad): void {
+    if (this.idle.length >= IDLE_DETECTORS) return;
+    vad.reset();
+    this.idle.push(vad);
+  }
+}
+
 /** One stream's Silero detector, fed 20 ms frames. */
 class SileroFrameClassifier implements FrameClassifier {
   readonly frameSamples = SILERO_RATE_HZ / 50;
   private vad: Vad | null;
   private readonly samples = new Float32Array(this.frameSamples);
 
-  constructor(model: string) {
-    // Short smoothing: the endpointer applies its own start and hangover rules.
-    this.vad = new sherpa.Vad(
-      { sileroVad: { model, threshold: THRESHOLD, minSilenceDuration: 0.05, minSpeechDuration: 0.03, windowSize: WINDOW_SAMPLES, maxSpeechDuration: 30 }, sampleRate: SILERO_RATE_HZ, numThreads: 1, debug: 0 },
-      // Seconds of audio it buffers; it grows by itself for longer speech.
-      5,
-    );
+  constructor(private readonly pool: SileroDetectorPool) {
+    this.vad = pool.take();
   }
 
   isSpeech(frame: Int16Array): boolean {
@@ -51,7 +77,7 @@ class SileroFrameClassifier implements FrameClassifier {
   }
 
   close(): void {
-    // The native detector is freed when the object is collected.
+    if (this.vad) this.pool.give(this.vad);
     this.vad = null;
   }
 }
@@ -82,7 +108,8 @@ export async function checkSileroModel(file: string): Promise<void> {
  */
 export async function sileroDetectors(model: string): Promise<FrameClassifierFactory> {
   await checkSileroModel(model);
+  const pool = new SileroDetectorPool(model);
   // Loading it once here surfaces a broken file at start rather than on the first call.
-  new SileroFrameClassifier(model).close();
-  return (rateHz) => (rateHz === SILERO_RATE_HZ ? new SileroFrameClassifier(model) : WebRtcVad.create(rateHz));
+  new SileroFrameClassifier(pool).close();
+  return (rateHz) => (rateHz === SILERO_RATE_HZ ? new SileroFrameClassifier(pool) : WebRtcVad.create(rateHz));
 }
