@@ -1,3 +1,4 @@
+import { BUILT_IN_CATALOG } from '../../engine/models/model-catalog.js';
 import type { LiveRecognisers } from '../../engine/registry.js';
 import { LANGUAGE_ID_RATE_HZ } from '../../engine/sherpa/language-id.js';
 import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
@@ -11,6 +12,15 @@ import type { RecognitionPlan } from './recognition-service.js';
 /** Audio handed to a stream at a time: the event loop breathes between pieces. */
 const PIECE_SECONDS = 0.5;
 
+/** What would serve a language: a catalog model to pull, or the embedded English recogniser. */
+function whatToInstall(language: string): string {
+  const base = language.split('-')[0]!;
+  const model = BUILT_IN_CATALOG.find((entry) => entry.manifest.languages.some((code) => code === language || code === base));
+  const english = base === 'en' ? "Debian's pocketsphinx-en-us (npm run system-deps)" : null;
+  const pull = model ? `sprachrohr models pull ${model.name}` : null;
+  return [english, pull].filter(Boolean).join(' or ') || 'a Vosk or sherpa-onnx model for it in the models folder';
+}
+
 /**
  * The engine for each candidate, in candidate order.
  * @throws ApiError `stt.invalid_request` naming the candidates no installed recogniser serves
@@ -20,10 +30,8 @@ export function enginesFor(recognisers: LiveRecognisers, candidates: readonly st
   const missing = candidates.filter((language) => !recognisers.engineFor(language));
   if (missing.length > 0) {
     const installed = recognisers.languages.length > 0 ? `installed: ${recognisers.languages.join(', ')}` : 'none is installed';
-    throw new ApiError(
-      'stt.invalid_request',
-      `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); English needs Debian's pocketsphinx-en-us, other languages a Vosk or sherpa-onnx model — see the README, "Speech recognition"`,
-    );
+    const remedies = missing.map((language) => `${language}: ${whatToInstall(language)}`).join('; ');
+    throw new ApiError('stt.invalid_request', `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); the operator can install one (${remedies}) — see the README, "Speech recognition"`);
   }
   return candidates.map((language) => ({ language, engine: recognisers.engineFor(language)! }));
 }

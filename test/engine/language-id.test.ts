@@ -15,12 +15,18 @@ import { SherpaSttEngine } from '../../engine/sherpa/sherpa-stt-engine.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
 import { writeTinyWhisperModel } from '../helpers/tiny-whisper.js';
-import { recognise } from './stt-conformance.js';
+import { recognise, sttConformance } from './stt-conformance.js';
 
 const RATE = 16000;
 let dir: string;
 let files: { encoder: string; decoder: string; tokens: string };
 let identifier: WhisperLanguageIdentifier;
+let whisper: SherpaSttEngine;
+let speech: SpeechAudio;
+
+function whisperOptions(language: string) {
+  return { id: 'sherpa-onnx:tiny-whisper', type: 'whisper' as const, folder: path.dirname(files.encoder), paths: { encoder: path.basename(files.encoder), decoder: path.basename(files.decoder), tokens: path.basename(files.tokens) }, languages: ['de-CH'], modelLanguage: language, workers: 1 };
+}
 
 /** One second of a sine at `frequency` Hz and amplitude `level` (of full scale), as floats. */
 function tone(frequency: number, level: number, seconds = 1): Float32Array {
@@ -31,9 +37,13 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-whisper-'));
   files = await writeTinyWhisperModel(path.join(dir, 'multilingual'));
   identifier = await WhisperLanguageIdentifier.start('sherpa-onnx:tiny-whisper', files);
+  whisper = await SherpaSttEngine.start(whisperOptions('de'));
+  speech = await SpeechAudio.start();
 }, 30_000);
 afterAll(async () => {
   await identifier?.close();
+  await whisper?.close();
+  await speech?.close();
   await fs.rm(dir, { recursive: true, force: true });
 });
 
@@ -69,29 +79,27 @@ describe('spoken-language identification (Whisper, sherpa-onnx)', () => {
   });
 });
 
-describe('offline Whisper recognition (sherpa-onnx)', () => {
-  const options = (language: string) => ({ id: 'sherpa-onnx:tiny-whisper', type: 'whisper' as const, folder: path.dirname(files.encoder), paths: { encoder: path.basename(files.encoder), decoder: path.basename(files.decoder), tokens: path.basename(files.tokens) }, languages: ['de-CH'], modelLanguage: language, workers: 1 });
+sttConformance({
+  name: 'sherpa-onnx offline Whisper (tiny hand-made model)',
+  engine: () => whisper,
+  language: 'de-CH',
+  speech: (rateHz) => speech.speak('Guten Tag.', rateHz, 'de'),
+});
 
+describe('offline Whisper recognition (sherpa-onnx)', () => {
   it('transcribes each utterance in the language it is told, words spread over the utterance', async () => {
-    const engine = await SherpaSttEngine.start(options('de'));
-    const speech = await SpeechAudio.start();
-    try {
-      expect(engine.capabilities).toMatchObject({ partials: false, vocabulary: 'none', sampleRatesHz: [16000] });
-      const said = await speech.speak('Grüezi mitenand.', RATE, 'de');
-      const events = await recognise(engine, { language: 'de-CH', vocabulary: [], sampleRateHz: RATE }, concatPcm([silencePcm(0.5, RATE), said, silencePcm(1, RATE)]));
-      expect(events).toHaveLength(1);
-      const final = events[0]!;
-      expect(final.text).toBe('hallo');
-      // Whisper gives no token times: the word spans the utterance, confidence unknown.
-      expect(final.type === 'final' && final.words[0]!.start).toBeCloseTo(final.type === 'final' ? final.startSeconds : 0, 2);
-      expect(final.words[0]!.conf).toBe(0);
-    } finally {
-      await engine.close();
-      await speech.close();
-    }
+    expect(whisper.capabilities).toMatchObject({ partials: false, vocabulary: 'none', sampleRatesHz: [16000] });
+    const said = await speech.speak('Grüezi mitenand.', RATE, 'de');
+    const events = await recognise(whisper, { language: 'de-CH', vocabulary: [], sampleRateHz: RATE }, concatPcm([silencePcm(0.5, RATE), said, silencePcm(1, RATE)]));
+    expect(events).toHaveLength(1);
+    const final = events[0]!;
+    expect(final.text).toBe('hallo');
+    // Whisper gives no token times: the word spans the utterance, confidence unknown.
+    expect(final.type === 'final' && final.words[0]!.start).toBeCloseTo(final.type === 'final' ? final.startSeconds : 0, 2);
+    expect(final.words[0]!.conf).toBe(0);
   });
 
   it('refuses a language the model does not know (sherpa-onnx would end the process on the first call)', async () => {
-    await expect(SherpaSttEngine.start(options('gsw'))).rejects.toThrow(/does not know the language "gsw" \(it knows en, de, es, fr, it\)/);
+    await expect(SherpaSttEngine.start(whisperOptions('gsw'))).rejects.toThrow(/does not know the language "gsw" \(it knows en, de, es, fr, it\)/);
   });
 });

@@ -136,8 +136,10 @@ describe('POST /v1/stt refusals', () => {
     expect(errorOf(await recognise({}, toneWav(1), t.liveKey))).toMatchObject({
       status: 400,
       code: 'stt.invalid_request',
-      detail: expect.stringMatching(/no recogniser for de-CH is installed on this deployment \(none is installed\).*pocketsphinx-en-us/),
+      detail: expect.stringMatching(/no recogniser for de-CH is installed on this deployment \(none is installed\); the operator can install one \(de-CH: sprachrohr models pull vosk-model-small-de-0\.15\)/),
     });
+    const detail = errorOf(await recognise({ lang: 'en,it' }, toneWav(1), t.liveKey)).detail;
+    expect(detail).toContain("en: Debian's pocketsphinx-en-us (npm run system-deps) or sprachrohr models pull vosk-model-small-en-us-0.15; it: sprachrohr models pull vosk-model-small-it-0.22");
   });
 });
 
