@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../worker-thread.js';
 import { AsyncQueue } from '../async-queue.js';
 import type { SynthesisJob, WarmJob, WorkerMessage } from './espeak-protocol.js';
 
@@ -13,16 +14,6 @@ interface Slot {
   /** Receives the messages of the job the worker runs now. */
   listener: ((message: WorkerMessage) => void) | null;
   fail: ((error: Error) => void) | null;
-}
-
-/**
- * Starts the worker script: compiled JavaScript in production; the TypeScript source, loaded
- * through tsx, when this module itself runs from source (tests, benchmarks).
- */
-function startWorker(): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./espeak-worker.js', import.meta.url));
-  const source = new URL('./espeak-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { eval: true });
 }
 
 /**
@@ -51,7 +42,7 @@ export class EspeakPool {
   }
 
   private spawn(): Promise<void> {
-    const worker = startWorker();
+    const worker = startWorkerThread(import.meta.url, 'espeak-worker');
     const slot: Slot = { worker, listener: null, fail: null };
     return new Promise((resolve, reject) => {
       const onReady = (message: WorkerMessage) => {

@@ -79,7 +79,7 @@ export class PocketsphinxEngine extends PooledSttEngine {
     const decoderArguments: DecoderArguments = { '-hmm': `${m}/en-us`, '-lm': `${m}/en-us.lm.bin`, '-dict': `${m}/cmudict-en-us.dict`, ...SEARCH_TUNING };
     const pool = await DecoderPool.start({
       engineId: 'pocketsphinx',
-      script: workerScript(),
+      script: { base: import.meta.url, name: 'pocketsphinx-worker' },
       engine: decoderArguments,
       workers: options.workers,
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
@@ -87,9 +87,4 @@ export class PocketsphinxEngine extends PooledSttEngine {
     });
     return new PocketsphinxEngine('pocketsphinx', { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' }, pool, options.detectorFor);
   }
-}
-
-/** The worker module beside this one (compiled `.js`, or `.ts` when run from source). */
-function workerScript(): URL {
-  return new URL(import.meta.url.endsWith('.js') ? './pocketsphinx-worker.js' : './pocketsphinx-worker.ts', import.meta.url);
 }

@@ -3,7 +3,8 @@
  * through sherpa-onnx, in one worker thread. It names the language of up to the first 30
  * seconds of a recording (Whisper's window) as a base code such as `de`.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../worker-thread.js';
 import { checkSherpaModel } from './sherpa-model-check.js';
 import type { LanguageIdReply, LanguageIdRequest, LanguageIdSettings } from './language-id-protocol.js';
 
@@ -18,12 +19,6 @@ export interface LanguageIdentifier {
   /** The base language code (`de`, `fr`) of 16 kHz mono samples in [-1, 1]. */
   identify(samples: Float32Array, signal: AbortSignal): Promise<string>;
   close(): Promise<void>;
-}
-
-function startWorker(data: LanguageIdSettings): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./language-id-worker.js', import.meta.url), { workerData: data });
-  const source = new URL('./language-id-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { eval: true, workerData: data });
 }
 
 /** sherpa-onnx's Whisper language identification in a worker thread. */
@@ -58,7 +53,7 @@ export class WhisperLanguageIdentifier implements LanguageIdentifier {
    */
   static async start(id: string, files: LanguageIdSettings): Promise<WhisperLanguageIdentifier> {
     await checkSherpaModel('language-id', { encoder: files.encoder, decoder: files.decoder });
-    const worker = startWorker(files);
+    const worker = startWorkerThread(import.meta.url, 'language-id-worker', files);
     await new Promise<void>((resolve, reject) => {
       const onReply = (reply: LanguageIdReply): void => {
         if (reply.type === 'ready') {

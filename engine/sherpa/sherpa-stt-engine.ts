@@ -46,7 +46,7 @@ export class SherpaSttEngine extends PooledSttEngine {
     const settings: SherpaSttSettings = { type: options.type, files, language: options.modelLanguage, threads: 1 };
     const pool = await DecoderPool.start({
       engineId: options.id,
-      script: new URL(import.meta.url.endsWith('.js') ? './sherpa-stt-worker.js' : './sherpa-stt-worker.ts', import.meta.url),
+      script: { base: import.meta.url, name: 'sherpa-stt-worker' },
       engine: settings,
       workers: options.workers,
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,

@@ -2,19 +2,17 @@
  * The main-thread side of a native recogniser: worker threads that each own decoders
  * (`worker-host.ts`), and the utterance decoders that streams drive through them.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../worker-thread.js';
 import type { Hypothesis, SttStreamOptions } from '../types.js';
 import { RecognitionCapacityError } from './capacity.js';
 import type { UtteranceDecoder } from './endpointed-stream.js';
 import type { WorkerData, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
-/**
- * Starts a worker from its compiled `.js` file, or from the `.ts` source through tsx when the
- * code runs from source (tests, benchmarks).
- */
-function startWorker(script: URL, data: WorkerData<unknown>): Worker {
-  if (script.href.endsWith('.js')) return new Worker(script, { workerData: data });
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(script.href)}); });`, { eval: true, workerData: data });
+/** A worker module: `name` (no extension) beside the module at `base` (its `import.meta.url`). */
+export interface WorkerScript {
+  readonly base: string;
+  readonly name: string;
 }
 
 /** One worker thread and the streams it decodes. */
@@ -31,8 +29,8 @@ class DecoderWorker {
   }
 
   /** @throws Error with the worker's reason when it cannot load its engine. */
-  static start(script: URL, data: WorkerData<unknown>): Promise<DecoderWorker> {
-    const worker = startWorker(script, data);
+  static start(script: WorkerScript, data: WorkerData<unknown>): Promise<DecoderWorker> {
+    const worker = startWorkerThread(script.base, script.name, data);
     return new Promise((resolve, reject) => {
       const stop = (): void => {
         worker.off('message', onReply);
@@ -155,8 +153,8 @@ class WorkerUtteranceDecoder implements UtteranceDecoder {
 export interface DecoderPoolOptions<EngineSettings> {
   /** Engine id, for capacity errors. */
   readonly engineId: string;
-  /** The worker script (a module that calls `serveDecoders`). */
-  readonly script: URL;
+  /** The worker module (one that calls `serveDecoders`). */
+  readonly script: WorkerScript;
   readonly engine: EngineSettings;
   readonly workers: number;
   /** Streams one worker decodes at once before new ones are refused. */

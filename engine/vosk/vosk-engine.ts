@@ -40,7 +40,7 @@ export class VoskEngine extends PooledSttEngine {
     const settings: VoskWorkerSettings = { layout, libraryPath: options.libraryPath ?? null };
     const pool = await DecoderPool.start({
       engineId: options.id,
-      script: new URL(import.meta.url.endsWith('.js') ? './vosk-worker.js' : './vosk-worker.ts', import.meta.url),
+      script: { base: import.meta.url, name: 'vosk-worker' },
       engine: settings,
       workers: options.workers,
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,

@@ -33,7 +33,8 @@ The service loads every installed model at start.
 function describe(model: InstalledModel): string {
   const manifest = model.manifest;
   const kind = manifest.engine === 'vosk' ? 'vosk' : `sherpa-onnx ${manifest.type}`;
-  return `${model.name}  ${kind}  ${manifest.languages.join(',')}  ${manifest.source ? `from ${manifest.source.url}` : 'installed by hand'}`;
+  const languages = manifest.languages.length > 0 ? manifest.languages.join(',') : 'all languages';
+  return `${model.name}  ${kind}  ${languages}  ${manifest.source ? `from ${manifest.source.url}` : 'installed by hand'}`;
 }
 
 function megabytes(bytes: number): string {
