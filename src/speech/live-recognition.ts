@@ -2,12 +2,13 @@ import { BUILT_IN_CATALOG } from '../../engine/models/model-catalog.js';
 import type { LiveRecognisers } from '../../engine/registry.js';
 import { LANGUAGE_ID_RATE_HZ } from '../../engine/sherpa/language-id.js';
 import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
-import type { RecognisedWord, RecognitionResult, SttEngine, SttEvent } from '../../engine/types.js';
+import type { RecognisedWord, RecognitionResult, SttEngine } from '../../engine/types.js';
 import type { DecodedAudio } from '../audio/decode.js';
 import { Resampler } from '../audio/resampler.js';
 import { ApiError } from '../errors.js';
 import { breathe } from './event-loop-budget.js';
 import type { RecognitionPlan } from './recognition-service.js';
+import { confidenceOf, RecognitionSession } from './recognition-session.js';
 
 /** Audio handed to a stream at a time: the event loop breathes between pieces. */
 const PIECE_SECONDS = 0.5;
@@ -53,37 +54,35 @@ async function* pcmPieces(audio: DecodedAudio, rateHz: number): AsyncGenerator<I
   }
 }
 
-/** One engine's transcript of the whole recording, and how sure it is. */
+/** One engine's transcript of the whole recording (a recognition session over it), and how sure it is. */
 async function transcribe(engine: SttEngine, language: string, audio: DecodedAudio, vocabulary: readonly string[], signal: AbortSignal): Promise<{ text: string; words: RecognisedWord[]; confidence: number }> {
   const rateHz = engine.capabilities.sampleRatesHz.includes(audio.sampleRateHz) ? audio.sampleRateHz : engine.capabilities.sampleRatesHz[0]!;
-  let stream;
+  let session: RecognitionSession;
   try {
-    stream = engine.open({ language, vocabulary, sampleRateHz: rateHz }, signal);
+    session = new RecognitionSession([{ language, engine }], vocabulary, rateHz, signal);
   } catch (error) {
     if (!(error instanceof RecognitionCapacityError)) throw error;
     throw ApiError.of('stt', 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
   }
-  const finals: SttEvent[] = [];
+  const finals: Array<{ text: string; words: readonly RecognisedWord[] }> = [];
   const reading = (async () => {
-    for await (const event of stream) if (event.type === 'final') finals.push(event);
+    for await (const event of session) if (event.type === 'final') finals.push(event);
   })();
   try {
     for await (const pcm of pcmPieces(audio, rateHz)) {
       signal.throwIfAborted();
-      stream.write(pcm);
+      session.write(pcm);
     }
-    stream.end();
+    session.end();
   } catch (error) {
     // Ends the reader too (aborted, or a failed conversion): nothing is left running.
-    stream.end();
+    session.close();
     await reading.catch(() => undefined);
     throw error;
   }
   await reading;
   const words = finals.flatMap((final) => final.words);
-  const spoken = words.reduce((sum, word) => sum + (word.end - word.start), 0);
-  const confidence = spoken > 0 ? words.reduce((sum, word) => sum + word.conf * (word.end - word.start), 0) / spoken : 0;
-  return { text: finals.map((final) => final.text).join(' '), words, confidence };
+  return { text: finals.map((final) => final.text).join(' '), words, confidence: confidenceOf(words) };
 }
 
 /** Up to `seconds` of the recording as 16 kHz samples in [-1, 1] (what language identification hears). */
