@@ -8,6 +8,9 @@ import { SyntheticTtsEngine } from './synthetic/synthetic-tts.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts.js';
 import { findPocketsphinx, PocketsphinxEngine } from './pocketsphinx/pocketsphinx-engine.js';
 import { findVoiceModels } from './sherpa/voice-models.js';
+import { BatchUtteranceDecoder } from './stt/batch-decoder.js';
+import { EndpointedSttEngine } from './stt/endpointed-engine.js';
+import { loadWebRtcVad, VAD_SAMPLE_RATES_HZ } from './vad/webrtc-vad.js';
 import { startInstalledModels, type InstalledEngines } from './models/installed-engines.js';
 import type { LanguageIdentifier } from './sherpa/language-id.js';
 
@@ -62,7 +65,12 @@ export interface LiveRecognisers {
  * service then answers `*.unavailable` rather than pretend.
  */
 export interface EngineRegistry {
-  readonly sandbox: { readonly tts: TtsEngine; readonly stt: BatchSttEngine };
+  readonly sandbox: {
+    readonly tts: TtsEngine;
+    readonly stt: BatchSttEngine;
+    /** The sandbox recogniser as a stream (batch-to-streaming over voice activity detection). */
+    readonly sttStream: SttEngine;
+  };
   readonly live: {
     /** The embedded engine: every `swift` request, and `studio` where no neural voice serves. */
     readonly tts: TtsEngine | null;
@@ -111,10 +119,17 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
     await pool?.close();
     throw error;
   }
+  await loadWebRtcVad();
+  const sandboxStt = new SyntheticSttEngine(options.languages);
   return {
     sandbox: {
       tts: new SyntheticTtsEngine({ charactersPerSecond: options.sandboxCharactersPerSecond, languages: options.languages }),
-      stt: new SyntheticSttEngine(options.languages),
+      stt: sandboxStt,
+      sttStream: new EndpointedSttEngine(
+        'synthetic',
+        { languages: options.languages, sampleRatesHz: [...VAD_SAMPLE_RATES_HZ], partials: false, vocabulary: 'none' },
+        (streamOptions) => new BatchUtteranceDecoder(sandboxStt, streamOptions),
+      ),
     },
     live: { tts: swift, studio, stt: recognisers },
     ttsFor(model, voice, document) {

@@ -38,6 +38,14 @@ export interface Config {
   readonly sttEngine: 'pocketsphinx' | 'none';
   /** Worker threads of the embedded recogniser, and of each installed model. */
   readonly sttWorkers: number;
+  /** Realtime WebSocket sessions open at once in the process (service_capacity beyond). */
+  readonly realtimeMaxSessions: number;
+  /** Realtime sessions open at once per live key (key_capacity beyond). */
+  readonly realtimeKeyMaxSessions: number;
+  /** Realtime sessions open at once per sandbox key. */
+  readonly realtimeSandboxKeyMaxSessions: number;
+  /** A realtime session that receives no frame for this long is closed. */
+  readonly realtimeIdleTimeoutMs: number;
   /** Folder of installed recognition models (`sprachrohr models`), one folder per model. */
   readonly modelsDir: string;
   /** An operator's model catalog file laid over the built-in one, or `null`. */
@@ -119,6 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
     sttEngine,
     sttWorkers: integer(env, 'SPRACHROHR_STT_WORKERS', Math.max(1, cores - 1), 1, 256),
     pocketsphinxModelDir: path.resolve(text(env, 'SPRACHROHR_POCKETSPHINX_MODEL', '/usr/share/pocketsphinx/model/en-us')),
+    realtimeMaxSessions: integer(env, 'SPRACHROHR_REALTIME_MAX_SESSIONS', 200, 1, 1_000_000),
+    realtimeKeyMaxSessions: integer(env, 'SPRACHROHR_REALTIME_KEY_MAX_SESSIONS', 100, 1, 1_000_000),
+    realtimeSandboxKeyMaxSessions: integer(env, 'SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS', 10, 1, 1_000_000),
+    realtimeIdleTimeoutMs: integer(env, 'SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
     modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
     modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
   };
@@ -143,6 +155,10 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
   ['SPRACHROHR_STT_ENGINE', 'live recognition: pocketsphinx (embedded English, used when installed; default) or none'],
   ['SPRACHROHR_STT_WORKERS', 'worker threads of the embedded recogniser (default: cores - 1, at least 1)'],
+  ['SPRACHROHR_REALTIME_MAX_SESSIONS', 'realtime WebSocket sessions open at once in the process (default 200)'],
+  ['SPRACHROHR_REALTIME_KEY_MAX_SESSIONS', 'realtime sessions open at once per live key (default 100)'],
+  ['SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS', 'realtime sessions open at once per sandbox key (default 10)'],
+  ['SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS', 'a realtime session without a frame for this long is closed (default 30000)'],
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],

@@ -10,7 +10,7 @@ import { LANGUAGES } from './catalog/languages.js';
 import { VOICES } from './catalog/voices.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
 import { ConfigError, type Config } from './config.js';
-import { Admission } from './http/admission.js';
+import { Admission, type AdmissionLimits } from './http/admission.js';
 import { buildApp } from './http/app.js';
 import type { AppServices } from './http/services.js';
 import { UsageMeter } from './metering/usage-meter.js';
@@ -54,6 +54,11 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
   }
 }
 
+/** The ceilings of realtime sessions, in the shape the admission rules take. */
+export function realtimeLimits(config: Config): AdmissionLimits {
+  return { maxInFlight: config.realtimeMaxSessions, keyMaxInFlight: config.realtimeKeyMaxSessions, sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions };
+}
+
 /** Builds the services the HTTP API runs on, over an opened store and started engines. */
 export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
   return {
@@ -63,6 +68,7 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     engines,
     meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
     admission: new Admission(config),
+    realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
   };
 }

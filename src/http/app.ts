@@ -10,6 +10,9 @@ import { familyOf, newRequestId, setSpeechHeaders } from './request-context.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
+import { HostLoad } from '../realtime/host-load.js';
+import { presentedRealtimeKey } from '../realtime/realtime-key.js';
+import { installWebSockets, registerRealtimeRoutes, setUpgradeHeaders } from '../realtime/realtime-routes.js';
 import type { AppServices } from './services.js';
 
 /** The only value `X-Speech-Sandbox-Mode` may carry (spec 5.9). */
@@ -42,6 +45,11 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
     },
   });
   await app.register(multipart, { limits: { fileSize: LIMITS.sttMaxUploadBytes, files: 1 } });
+  await installWebSockets(app);
+
+  // Refuses new realtime sessions while the event loop is already late for the open ones.
+  const hostLoad = new HostLoad();
+  app.addHook('onClose', async () => hostLoad.close());
 
   app.decorateRequest('principal', null);
   app.decorateRequest('abortSignal');
@@ -56,13 +64,28 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
     if (!settings || settings.auth === false) return;
     const family = familyOf(request);
     const header = request.headers['x-api-key'];
-    request.principal = await authenticate(services.keys, Array.isArray(header) ? header[0] : header, family);
+    const presented = settings.realtime ? presentedRealtimeKey(request.headers, request.url) : Array.isArray(header) ? header[0] : header;
+    request.principal = await authenticate(services.keys, presented, family);
     const mode = request.headers['x-speech-sandbox-mode'];
     if (mode !== undefined) {
       if (mode !== SANDBOX_MODE) throw ApiError.of(family, 'invalid_request', `X-Speech-Sandbox-Mode accepts only "${SANDBOX_MODE}"`);
       if (request.principal.environment !== 'sandbox') {
         throw new ApiError('tts.invalid_request', 'X-Speech-Sandbox-Mode: synthetic is only accepted with a sandbox key (sv_test_…); remove it for live traffic');
       }
+    }
+    if (settings.realtime) {
+      if (hostLoad.overloaded) {
+        throw ApiError.of(family, 'capacity', 'host_load', { retryAfterSeconds: 2, headers: { 'X-Speech-Capacity-Reason': 'host_load' } });
+      }
+      // A session holds its slot until its socket closes, however long that is.
+      const release = services.realtimeAdmission.admit(request.principal, family);
+      request.raw.socket.once('close', release);
+      setUpgradeHeaders(request.raw, {
+        'X-Speech-Request-Id': request.id,
+        'X-Speech-Environment': request.principal.environment,
+        ...(request.principal.keyStatus ? { 'X-Speech-Key-Status': request.principal.keyStatus } : {}),
+      });
+      return;
     }
     const release = services.admission.admit(request.principal, family);
     reply.raw.once('close', release);
@@ -73,6 +96,7 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
 
   registerTtsRoutes(app, services);
   registerSttRoutes(app, services);
+  registerRealtimeRoutes(app, services);
   registerDiscoveryRoutes(app, services);
   return app;
 }

@@ -9,6 +9,11 @@ export interface RouteSettings {
   readonly family: ErrorFamily;
   /** Set `false` for routes that need no API key. */
   readonly auth?: boolean;
+  /**
+   * A WebSocket session route: the key may also come as a subprotocol or query parameter, and
+   * admission counts open sessions rather than requests.
+   */
+  readonly realtime?: boolean;
 }
 
 declare module 'fastify' {

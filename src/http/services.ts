@@ -18,5 +18,7 @@ export interface AppServices {
   readonly engines: EngineRegistry;
   readonly meter: UsageMeter;
   readonly admission: Admission;
+  /** The same rules for realtime sessions: opens per minute, sessions per key and per process. */
+  readonly realtimeAdmission: Admission;
   readonly stats: ProcessStats;
 }

@@ -48,7 +48,16 @@ export function parseVocabulary(value: string | undefined): string[] {
   } else {
     terms = trimmed.split(',').map((term) => term.trim());
   }
-  terms = terms.filter((term) => term !== '');
+  return checkVocabularyTerms(terms);
+}
+
+/**
+ * Checks vocabulary terms given as a list (the realtime `config` frame): empty terms dropped,
+ * at most 200 terms of 100 characters each.
+ * @throws ApiError `stt.invalid_request` explaining what is wrong.
+ */
+export function checkVocabularyTerms(given: readonly string[]): string[] {
+  const terms = given.map((term) => term.trim()).filter((term) => term !== '');
   if (terms.length > LIMITS.sttMaxVocabularyTerms) {
     throw new ApiError('stt.invalid_request', `vocabulary has ${terms.length} terms; at most ${LIMITS.sttMaxVocabularyTerms} are accepted`);
   }

@@ -1,0 +1,167 @@
+/**
+ * One realtime socket as the protocols see it: JSON frames and binary frames out with a bound
+ * on what may wait in the socket, client frames in (one at a time, in order), error frames in
+ * the family's shape, an idle timeout, a heartbeat, and an abort signal for everything the
+ * session started. Closing the socket, from either side, ends all of it.
+ */
+import type { Logger } from 'pino';
+import type { RawData, WebSocket } from 'ws';
+import type { Principal } from '../auth/authenticate.js';
+import { ERROR_TABLE, type ErrorCode, type ErrorFamily } from '../errors.js';
+import type { AppServices } from '../http/services.js';
+
+/** What a protocol handler needs besides its socket. */
+export interface RealtimeContext {
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly services: AppServices;
+  readonly logger: Logger;
+}
+
+/** Bytes that may wait in the socket before a sender waits (a slow reader). */
+export const HIGH_WATER_BYTES = 1024 * 1024;
+/** How long a sender waits for a slow reader before the session is closed. */
+export const SLOW_READER_TIMEOUT_MS = 10_000;
+/** Pings go out this often; a client that has not answered the last one is cut off. */
+const HEARTBEAT_MS = 15_000;
+
+/** What happens to a session's socket. */
+export class FrameChannel {
+  private readonly controller = new AbortController();
+  private readonly closeHandlers: Array<() => void> = [];
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly heartbeat: NodeJS.Timeout;
+  private alive = true;
+  /** Client frames are handled one after another, even when a handler waits. */
+  private handling: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly context: RealtimeContext,
+    private readonly family: ErrorFamily,
+  ) {
+    socket.on('close', () => this.finish());
+    socket.on('pong', () => (this.alive = true));
+    this.heartbeat = setInterval(() => {
+      if (!this.alive) {
+        socket.terminate();
+        return;
+      }
+      this.alive = false;
+      socket.ping();
+    }, HEARTBEAT_MS);
+    this.resetIdleTimer();
+  }
+
+  /** Aborted when the socket closes. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get closed(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  onClose(handler: () => void): void {
+    if (this.closed) handler();
+    else this.closeHandlers.push(handler);
+  }
+
+  /** Handles client frames in order; a handler's failure closes the session with an internal error. */
+  onFrame(handler: (data: Uint8Array, isBinary: boolean) => void | Promise<void>): void {
+    this.socket.on('message', (raw: RawData, isBinary: boolean) => {
+      this.resetIdleTimer();
+      const data = Array.isArray(raw) ? Buffer.concat(raw) : raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
+      this.handling = this.handling.then(async () => {
+        if (this.closed) return;
+        try {
+          await handler(data, isBinary);
+        } catch (error) {
+          this.context.logger.error({ err: error, requestId: this.context.requestId }, 'realtime frame failed');
+          this.sendError(`${this.family}.internal_error` as ErrorCode, 'the frame could not be handled', { close: 1011 });
+        }
+      });
+    });
+  }
+
+  /** Sends a JSON frame now (control frames are small and never wait). */
+  send(frame: Record<string, unknown>): void {
+    if (!this.closed) this.socket.send(JSON.stringify(frame));
+  }
+
+  /**
+   * Sends an audio frame once the socket has room; closes the session when a reader stays too
+   * slow for {@link SLOW_READER_TIMEOUT_MS}.
+   * @returns false when the session closed instead
+   */
+  async sendWhenRoom(frame: Record<string, unknown> | Uint8Array): Promise<boolean> {
+    const waitedSince = performance.now();
+    while (!this.closed && this.socket.bufferedAmount > HIGH_WATER_BYTES) {
+      if (performance.now() - waitedSince > SLOW_READER_TIMEOUT_MS) {
+        this.sendError(`${this.family}.timeout` as ErrorCode, `the client read nothing for ${SLOW_READER_TIMEOUT_MS / 1000} s while ${this.socket.bufferedAmount} bytes waited`, { close: 1008 });
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (this.closed) return false;
+    this.socket.send(frame instanceof Uint8Array ? frame : JSON.stringify(frame));
+    return true;
+  }
+
+  /**
+   * Sends an error frame in the family's shape: nested `{error: {…}}` on tts/stream, flat on
+   * stt/stream (spec 6.1, 6.2). With `close`, the socket closes after it with that code.
+   */
+  sendError(code: ErrorCode, detail: string, options: { close?: number } = {}): void {
+    const body = { code, message: ERROR_TABLE[code].message, detail, request_id: this.context.requestId };
+    this.send(this.family === 'tts' ? { type: 'error', error: body } : { type: 'error', ...body });
+    if (options.close !== undefined) this.close(options.close, code);
+  }
+
+  /** No idle timeout from now on (the session is finishing on its own). */
+  stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  close(code: number, reason: string): void {
+    if (!this.closed) this.socket.close(code, reason.slice(0, 120));
+    this.finish();
+  }
+
+  private resetIdleTimer(): void {
+    this.stopIdleTimer();
+    if (this.closed) return;
+    const timeoutMs = this.context.services.config.realtimeIdleTimeoutMs;
+    this.idleTimer = setTimeout(() => {
+      this.sendError(`${this.family}.timeout` as ErrorCode, `no frame for ${timeoutMs / 1000} s; the session is closed`, { close: 1000 });
+    }, timeoutMs);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.controller.abort(new DOMException('the realtime session closed', 'AbortError'));
+    this.stopIdleTimer();
+    clearInterval(this.heartbeat);
+    for (const handler of this.closeHandlers.splice(0)) handler();
+  }
+}
+
+/**
+ * A client's JSON frame as an object with a string `type`, or `null` after sending the error
+ * frame that explains what is wrong with it.
+ */
+export function parseClientFrame(data: Uint8Array, channel: FrameChannel, family: ErrorFamily): Record<string, unknown> | null {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+  } catch {
+    channel.sendError(`${family}.invalid_request` as ErrorCode, 'a text frame must be a JSON object with a "type"');
+    return null;
+  }
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || typeof (frame as Record<string, unknown>)['type'] !== 'string') {
+    channel.sendError(`${family}.invalid_request` as ErrorCode, 'a text frame must be a JSON object with a string "type"');
+    return null;
+  }
+  return frame as Record<string, unknown>;
+}
