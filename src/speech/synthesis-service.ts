@@ -90,58 +90,116 @@ export interface SynthesisEngines {
   readonly dialect: DialectRenderer;
 }
 
-/** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
-export async function synthesizeBatch({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
-  const marks: Array<{ name: string; offset_seconds: number }> = [];
-  const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz };
-  const rate = new RateMatcher(plan.sampleRateHz);
-  let encoder: StreamEncoder;
-  await breathe();
-  try {
-    encoder = await createStreamEncoder(plan.format.id, plan.sampleRateHz, serialOf(plan));
-  } catch (error) {
-    throw new ApiError('tts.encode_failed', null, { cause: error });
+/** What a synthesis session gives out, in order. */
+export type SynthesisOutput =
+  | { readonly type: 'audio'; readonly bytes: Buffer }
+  /** `offsetSeconds`: from the start of the session's audio. */
+  | { readonly type: 'mark'; readonly name: string; readonly offsetSeconds: number };
+
+/**
+ * A synthesis session: one encoded audio stream in one format, into which texts are spoken one
+ * after another (`speak`), closed by `finish`. Batch synthesis is one `speak`; the realtime
+ * endpoint speaks segment after segment as text arrives.
+ */
+export class SynthesisSession {
+  private readonly rate: RateMatcher;
+  private samples = 0;
+  private finished = false;
+
+  private constructor(
+    private readonly encoder: StreamEncoder,
+    private readonly sampleRateHz: number,
+  ) {
+    this.rate = new RateMatcher(sampleRateHz);
   }
-  await breathe();
-  const parts: Buffer[] = [];
-  let samples = 0;
-  let ended = false;
-  // Each chunk is resampled and encoded as it arrives, so no step holds the event loop long.
-  const encode = (pcm: Int16Array): void => {
-    if (pcm.length === 0) return;
-    samples += pcm.length;
+
+  /**
+   * Opens the encoder of the plan's format and rate (an Ogg stream's serial follows the plan).
+   * @throws ApiError `tts.encode_failed` when the encoder cannot start.
+   */
+  static async open(plan: SynthesisPlan): Promise<SynthesisSession> {
+    await breathe();
     try {
-      parts.push(...encoder.write(pcm));
+      return new SynthesisSession(await createStreamEncoder(plan.format.id, plan.sampleRateHz, serialOf(plan)), plan.sampleRateHz);
     } catch (error) {
       throw new ApiError('tts.encode_failed', null, { cause: error });
     }
-  };
-  try {
+  }
+
+  /** Seconds of audio encoded so far. */
+  get durationSeconds(): number {
+    return this.samples / this.sampleRateHz;
+  }
+
+  private encode(pcm: Int16Array): Buffer[] {
+    if (pcm.length === 0) return [];
+    this.samples += pcm.length;
+    try {
+      return this.encoder.write(pcm);
+    } catch (error) {
+      throw new ApiError('tts.encode_failed', null, { cause: error });
+    }
+  }
+
+  /** Speaks one plan's text into the stream, giving out encoded bytes and marks as they come. */
+  async *speak({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): AsyncGenerator<SynthesisOutput> {
+    if (this.finished) throw new Error('the synthesis session is finished');
+    const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz };
+    const start = this.durationSeconds;
     for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal)) {
       if (event.type === 'audio') {
         // Wait for a turn before the work, not after: chunks from the workers arrive in
         // batches, and each waiting synthesis would otherwise take one more step in that turn.
         await breathe();
-        encode(rate.push(event.pcm, event.sampleRateHz));
+        for (const bytes of this.encode(this.rate.push(event.pcm, event.sampleRateHz))) yield { type: 'audio', bytes };
       } else if (event.type === 'mark') {
-        marks.push({ name: event.name, offset_seconds: Math.round(event.offsetSeconds * 1000) / 1000 });
-      }
-    }
-    const tail = rate.finish();
-    if (tail) encode(tail);
-    parts.push(...encoder.end());
-    ended = true;
-  } finally {
-    rate.finish();
-    // A failed or aborted synthesis still closes its encoder, so pooled encoders come back.
-    if (!ended) {
-      try {
-        encoder.end();
-      } catch {
-        // The encoder failed already; the error that matters is on its way out.
+        yield { type: 'mark', name: event.name, offsetSeconds: Math.round((start + event.offsetSeconds) * 1000) / 1000 };
       }
     }
   }
+
+  /** Ends the stream: the resampler's and encoder's last bytes. Safe to call twice. */
+  finish(): Buffer[] {
+    if (this.finished) return [];
+    this.finished = true;
+    const tail = this.rate.finish();
+    const parts = tail ? this.encode(tail) : [];
+    try {
+      parts.push(...this.encoder.end());
+    } catch (error) {
+      throw new ApiError('tts.encode_failed', null, { cause: error });
+    }
+    return parts;
+  }
+
+  /** Frees the encoder of a session that will not finish (aborted or failed). */
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.rate.finish();
+    try {
+      this.encoder.end();
+    } catch {
+      // The encoder failed already; the error that matters is on its way out.
+    }
+  }
+}
+
+/** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
+export async function synthesizeBatch(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
+  const session = await SynthesisSession.open(plan);
+  const marks: Array<{ name: string; offset_seconds: number }> = [];
+  const parts: Buffer[] = [];
+  try {
+    for await (const output of session.speak(engines, plan, signal)) {
+      if (output.type === 'audio') parts.push(output.bytes);
+      else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
+    }
+    parts.push(...session.finish());
+  } finally {
+    // A failed or aborted synthesis still closes its encoder, so pooled encoders come back.
+    session.abandon();
+  }
   const audio = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: samples / plan.sampleRateHz, marks };
+  return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: session.durationSeconds, marks };
 }
