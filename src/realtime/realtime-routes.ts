@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppServices } from '../http/services.js';
 import { REALTIME_SUBPROTOCOL } from './realtime-key.js';
 import { serveSttStream } from './stt-stream.js';
+import { serveTtsStream } from './tts-stream.js';
 
 /** Largest client frame (a second of 16 kHz PCM16 is 32 KB; text appends are far smaller). */
 const MAX_FRAME_BYTES = 1024 * 1024;
@@ -60,6 +61,9 @@ export async function installWebSockets(app: FastifyInstance): Promise<void> {
 
 /** Registers the realtime routes (after {@link installWebSockets}). */
 export function registerRealtimeRoutes(app: FastifyInstance, services: AppServices): void {
+  app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) => {
+    serveTtsStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'] });
+  });
   app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) => {
     serveSttStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'] });
   });

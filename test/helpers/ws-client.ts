@@ -52,7 +52,7 @@ export class TestSocket {
     for (;;) {
       const found = this.frames.slice(from).find((frame) => frame['type'] === type);
       if (found) return found;
-      if (this.closeCode !== null) throw new Error(`closed (${this.closeCode}) before a ${type} frame; got ${JSON.stringify(this.frames.map((frame) => frame['type']))}`);
+      if (this.closeCode !== null) throw new Error(`closed (${this.closeCode}) before a ${type} frame; got ${JSON.stringify(this.frames).slice(0, 600)}`);
       if (Date.now() > deadline) throw new Error(`no ${type} frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames)}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
