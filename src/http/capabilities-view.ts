@@ -42,6 +42,7 @@ export async function capabilitiesView(services: AppServices, principal: Princip
   const { config, admission, meter, engines, stats } = services;
   const today = await meter.today(principal, 'tts');
   const keyCeiling = principal.environment === 'sandbox' ? config.sandboxKeyMaxInFlight : config.keyMaxInFlight;
+  const wsBase = baseUrl.replace(/^http/, 'ws');
   const engineState = (available: boolean) => (principal.environment === 'sandbox' ? 'synthetic' : available ? 'available' : 'unavailable');
   return {
     api: {
@@ -55,8 +56,12 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       scheme: 'api_key',
       header: 'X-API-Key',
       key_prefixes: { live: 'sv_', sandbox: 'sv_test_' },
-      // No WebSocket endpoint is served by this deployment yet.
-      websocket: [],
+      // Browsers cannot set headers on a WebSocket: the key may ride in the subprotocol list.
+      websocket: [
+        { form: 'header', name: 'X-API-Key' },
+        { form: 'subprotocol', value: 'speech.v1, key.<KEY>', selected: 'speech.v1' },
+        { form: 'query', name: 'api_key' },
+      ],
     },
     environment: principal.environment,
     sandbox: {
@@ -71,12 +76,24 @@ export async function capabilitiesView(services: AppServices, principal: Princip
         studio: 'a neural voice (Piper/VITS) where one is installed for the voice and language; otherwise the same as swift',
       },
       studio_voices: engines.live.studio?.installed ?? [],
-      modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/tts`, description: 'Whole text in, whole audio out.' }],
+      modes: [
+        { id: 'batch', transport: 'https', endpoint: `${baseUrl}/tts`, description: 'Whole text in, whole audio out.' },
+        { id: 'realtime', transport: 'websocket', endpoint: `${wsBase}/tts/stream`, description: 'Text in as it is written, audio out sentence by sentence.' },
+      ],
       parameters: synthesisParameters(),
       voices: VOICES,
       languages: LANGUAGES,
       formats: FORMATS,
-      realtime_protocol: { available: false, description: 'Realtime synthesis over WebSocket is not offered by this deployment yet.' },
+      realtime_protocol: {
+        available: true,
+        endpoint: `${wsBase}/tts/stream`,
+        subprotocol: 'speech.v1',
+        client_frames: ['session.start', 'text.append', 'text.flush', 'session.end'],
+        server_frames: ['session.ready', 'audio.chunk', 'segment.done', 'mark', 'session.complete', 'error'],
+        transports: ['json', 'binary'],
+        streamable_formats: ['pcm16', 'mulaw', 'alaw', 'opus'],
+        frame_bytes: '20 ms of audio for pcm16, mulaw and alaw; 512 bytes of the Ogg stream for opus; the last frame may be shorter',
+      },
     },
     speech_to_text: {
       engine: engineState(engines.live.stt.engines.length > 0),
@@ -85,7 +102,19 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       // comparing the candidates' recognisers' confidence.
       language_detection: engines.live.stt.languageId ? { method: 'identifier', model: engines.live.stt.languageId.id } : { method: 'confidence' },
       voice_activity: engines.live.stt.voiceActivity,
-      modes: [{ id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' }],
+      modes: [
+        { id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' },
+        { id: 'realtime', transport: 'websocket', endpoint: `${wsBase}/stt/stream`, description: 'Audio in as it is spoken, partial and final transcripts out.' },
+      ],
+      realtime_protocol: {
+        available: true,
+        endpoint: `${wsBase}/stt/stream`,
+        subprotocol: 'speech.v1',
+        client_frames: ['config', 'audio.append', 'audio.end'],
+        server_frames: ['session.ready', 'transcript.partial', 'transcript.final', 'session.complete', 'error'],
+        audio: 'PCM16 little-endian, mono, 16 kHz: base64 in audio.append, or raw binary frames',
+        partial_interval_ms: 250,
+      },
       parameters: {
         audio: { containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'], max_bytes: LIMITS.sttMaxUploadBytes, max_seconds: LIMITS.sttMaxAudioSeconds },
         lang: { type: 'string', default: DEFAULT_LANGUAGE, auto: AUTO_LANGUAGE_CANDIDATES, separator: ',' },
@@ -104,6 +133,10 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       stt_max_audio_seconds: LIMITS.sttMaxAudioSeconds,
       requests_per_minute: LIMITS.requestsPerMinute,
       burst_per_second: LIMITS.burstPerSecond,
+      realtime_sessions_per_key: principal.environment === 'sandbox' ? config.realtimeSandboxKeyMaxSessions : config.realtimeKeyMaxSessions,
+      realtime_sessions_per_process: config.realtimeMaxSessions,
+      realtime_session_opens_per_minute: LIMITS.requestsPerMinute,
+      realtime_idle_timeout_seconds: config.realtimeIdleTimeoutMs / 1000,
     },
     capacity: { cores: os.availableParallelism(), load_1m: Math.round(os.loadavg()[0]! * 100) / 100, ...admission.snapshot() },
     your_plan: {

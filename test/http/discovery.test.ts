@@ -20,12 +20,16 @@ describe('GET /v1/capabilities', () => {
       expect(capabilities, section).toHaveProperty(section);
     }
     expect(capabilities.api.version).toBe('1.5.0');
-    expect(capabilities.authentication).toMatchObject({ header: 'X-API-Key', websocket: [] });
+    expect(capabilities.authentication).toMatchObject({ header: 'X-API-Key' });
+    expect(capabilities.authentication.websocket.map((form: { form: string }) => form.form)).toEqual(['header', 'subprotocol', 'query']);
     expect(capabilities.cache).toMatchObject({ enabled: false, hits: 0, hit_rate: null, seconds_served_from_cache: 0 });
     expect(capabilities.limits).toMatchObject({ metering_unit: 'audio_seconds', minimum_billable_unit: null, tts_max_text_characters: 8000, stt_max_upload_bytes: 26214400, requests_per_minute: 600 });
     expect(capabilities.sandbox.characters_per_second).toBe(14);
-    expect(capabilities.text_to_speech.realtime_protocol.available).toBe(false);
-    expect(capabilities.text_to_speech.modes.map((m: { id: string }) => m.id)).toEqual(['batch']);
+    expect(capabilities.text_to_speech.realtime_protocol).toMatchObject({ available: true, subprotocol: 'speech.v1' });
+    expect(capabilities.text_to_speech.realtime_protocol.endpoint).toMatch(/^wss?:\/\/.+\/v1\/tts\/stream$/);
+    expect(capabilities.text_to_speech.modes.map((m: { id: string }) => m.id)).toEqual(['batch', 'realtime']);
+    expect(capabilities.speech_to_text.modes.map((m: { id: string; endpoint: string }) => m.endpoint)[1]).toMatch(/^wss?:\/\/.+\/v1\/stt\/stream$/);
+    expect(capabilities.limits).toMatchObject({ realtime_sessions_per_key: 10, realtime_session_opens_per_minute: 600 });
     expect(capabilities.your_plan).toMatchObject({ concurrent_requests: 8, source: 'service_default' });
     expect(capabilities.capacity.limits).toMatchObject({ requests_per_minute: 600, burst_per_second: 25 });
     expect(typeof capabilities.capacity.cores).toBe('number');
