@@ -12,7 +12,10 @@ import { AsyncQueue } from '../../engine/async-queue.js';
 import type { RecognisedWord, SttEngine, SttEvent, SttStream } from '../../engine/types.js';
 import { Resampler } from '../audio/resampler.js';
 
-/** What a session says. `audioSeconds`: audio the session had heard when it was said. */
+/**
+ * What a session says. `audioSeconds`: for a partial, the audio its guess had heard; for a
+ * final, the audio the session had received when it was said.
+ */
 export type RecognitionSessionEvent =
   | { readonly type: 'partial'; readonly text: string; readonly words: readonly RecognisedWord[]; readonly lang: string; readonly audioSeconds: number }
   | { readonly type: 'final'; readonly text: string; readonly words: readonly RecognisedWord[]; readonly lang: string; readonly audioSeconds: number; readonly startSeconds: number; readonly endSeconds: number };
@@ -132,7 +135,8 @@ export class RecognitionSession implements AsyncIterable<RecognitionSessionEvent
     const guesses = this.listeners.filter((listener) => listener.latestPartial !== null);
     const chosen = guesses[best(guesses, (listener) => confidenceOf(listener.latestPartial!.words))]!;
     const partial = chosen.latestPartial!;
-    this.events.push({ type: 'partial', text: partial.text, words: partial.words, lang: chosen.language, audioSeconds: this.audioSeconds });
+    // The audio the guess had heard, not all that has arrived since: what a caller's lag is measured by.
+    this.events.push({ type: 'partial', text: partial.text, words: partial.words, lang: chosen.language, audioSeconds: partial.audioSeconds });
   }
 
   /**

@@ -8,6 +8,7 @@ import { benchDialectQuality } from './dialect-quality.bench.js';
 import { benchDialectFirstAudio, benchDialectSpeed } from './dialect-speed.bench.js';
 import { benchStt, printSttFigures } from './stt.bench.js';
 import { benchInstalledModels, printModelFigures } from './stt-models.bench.js';
+import { benchRealtime, printRealtimeFigures } from './realtime.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
@@ -79,3 +80,4 @@ console.log(
 
 printSttFigures(await benchStt());
 printModelFigures(await benchInstalledModels());
+printRealtimeFigures(await benchRealtime());

@@ -7,18 +7,16 @@
  * keys, as a shared service sees many customers.
  * Run: npm run bench (or, after npm run build: node --import tsx test/bench/tts-http.bench.ts)
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { openKeyStore } from '../../src/server.js';
+import { startServeProcess, stopServeProcess } from './serve-process.js';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 /** A 200-character IVR prompt. */
 const TEXT =
   'Grüezi und willkommen beim Kundendienst der Stadtwerke Zürich. Für Fragen zur Rechnung drücken Sie b' +
@@ -75,19 +73,8 @@ export async function benchTtsHttp(): Promise<HttpFigures> {
   const apiKeys: string[] = [];
   for (let i = 0; i < KEYS; i++) apiKeys.push((await keys.create(`bench ${i}`, 'sandbox')).key);
   await store.close();
-  const server = spawn(process.execPath, ['--single-threaded-gc', CLI, 'serve'], {
-    env: { ...process.env, SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_PORT: '0', SPRACHROHR_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const address = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    server.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    server.on('close', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  const server = await startServeProcess({ SPRACHROHR_DATA_DIR: dataDir });
+  const address = server.address;
   const url = new URL(address);
   const body = JSON.stringify({ text: TEXT, format: 'pcm16' });
   try {
@@ -125,8 +112,7 @@ export async function benchTtsHttp(): Promise<HttpFigures> {
       load: { connections, ...load },
     };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('close', resolve));
+    await stopServeProcess(server);
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }
