@@ -6,6 +6,7 @@ import { DEFAULT_MODEL, LIMITS, MODELS, OUTPUTS, SANDBOX_CHARACTERS_PER_SECOND }
 import { DEFAULT_VOICE, VOICES } from '../catalog/voices.js';
 import { errorCatalog } from '../errors.js';
 import type { AppServices } from './services.js';
+import { REALTIME_FRAMES } from '../realtime/asyncapi.js';
 
 /** Version of the interface description this service implements (spec 9). */
 export const INTERFACE_VERSION = '1.5.0';
@@ -50,6 +51,7 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       version: INTERFACE_VERSION,
       base_url: baseUrl,
       documentation: `${baseUrl}/openapi.json`,
+      realtime_documentation: `${baseUrl}/asyncapi.json`,
       specification: `${baseUrl}/openapi.json`,
     },
     authentication: {
@@ -88,8 +90,8 @@ export async function capabilitiesView(services: AppServices, principal: Princip
         available: true,
         endpoint: `${wsBase}/tts/stream`,
         subprotocol: 'speech.v1',
-        client_frames: ['session.start', 'text.append', 'text.flush', 'session.end'],
-        server_frames: ['session.ready', 'audio.chunk', 'segment.done', 'mark', 'session.complete', 'error'],
+        client_frames: Object.keys(REALTIME_FRAMES.tts.client),
+        server_frames: Object.keys(REALTIME_FRAMES.tts.server),
         transports: ['json', 'binary'],
         streamable_formats: ['pcm16', 'mulaw', 'alaw', 'opus'],
         frame_bytes: '20 ms of audio for pcm16, mulaw and alaw; 512 bytes of the Ogg stream for opus; the last frame may be shorter',
@@ -110,8 +112,9 @@ export async function capabilitiesView(services: AppServices, principal: Princip
         available: true,
         endpoint: `${wsBase}/stt/stream`,
         subprotocol: 'speech.v1',
-        client_frames: ['config', 'audio.append', 'audio.end'],
-        server_frames: ['session.ready', 'transcript.partial', 'transcript.final', 'session.complete', 'error'],
+        client_frames: Object.keys(REALTIME_FRAMES.stt.client),
+        server_frames: Object.keys(REALTIME_FRAMES.stt.server),
+        description: `AsyncAPI: ${baseUrl}/asyncapi.json`,
         audio: 'PCM16 little-endian, mono, 16 kHz: base64 in audio.append, or raw binary frames',
         partial_interval_ms: 250,
       },

@@ -118,7 +118,7 @@ describe('GET /v1/openapi.json', () => {
     const document = (await t.app.inject({ url: '/v1/openapi.json', headers: { 'x-api-key': t.sandboxKey } })).json();
     expect(document.openapi).toBe('3.1.0');
     const routes = t.app.printRoutes({ commonPrefix: false });
-    const served = ['/v1/tts', '/v1/stt', '/v1/capabilities', '/v1/tts/voices', '/v1/openapi.json'];
+    const served = ['/v1/tts', '/v1/stt', '/v1/capabilities', '/v1/tts/voices', '/v1/openapi.json', '/v1/asyncapi.json'];
     for (const path of served) {
       expect(routes).toContain(path.split('/').pop());
       expect(document.paths, path).toHaveProperty([path]);
@@ -129,5 +129,27 @@ describe('GET /v1/openapi.json', () => {
     expect(tts.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(8000);
     expect(document.paths['/v1/stt'].post.requestBody.content).toHaveProperty(['multipart/form-data']);
     expect(tts.responses['400'] ?? tts.responses['4XX']).toBeDefined();
+  });
+});
+
+describe('GET /v1/asyncapi.json', () => {
+  it('documents both realtime protocols, frame by frame, as capabilities list them', async () => {
+    const t = await createTestApp();
+    try {
+      const headers = { 'x-api-key': t.sandboxKey };
+      const doc = (await t.app.inject({ url: '/v1/asyncapi.json', headers })).json();
+      const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers })).json();
+      expect(doc.asyncapi).toBe('3.0.0');
+      expect(doc.channels.tts_stream.address).toBe('/v1/tts/stream');
+      expect(doc.channels.stt_stream.address).toBe('/v1/stt/stream');
+      const names = (family: string) => Object.values(doc.components.messages as Record<string, { name: string }>).filter((_, index) => Object.keys(doc.components.messages)[index]!.startsWith(family)).map((message) => message.name);
+      expect(names('tts').sort()).toEqual([...capabilities.text_to_speech.realtime_protocol.client_frames, ...capabilities.text_to_speech.realtime_protocol.server_frames].sort());
+      expect(names('stt').sort()).toEqual([...capabilities.speech_to_text.realtime_protocol.client_frames, ...capabilities.speech_to_text.realtime_protocol.server_frames].sort());
+      // session.start carries every synthesis field except text and output, plus transport.
+      expect(Object.keys(doc.components.messages.tts_session_start.payload.properties).sort()).toEqual(['dialect', 'format', 'language', 'model', 'sample_rate_hz', 'speed', 'style', 'transport', 'type', 'voice']);
+      expect(capabilities.api.realtime_documentation).toMatch(/\/v1\/asyncapi\.json$/);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Value } from '@sinclair/typebox/value';
 import { concatPcm } from '../../src/audio/pcm.js';
+import { REALTIME_FRAMES } from '../../src/realtime/asyncapi.js';
 import { silencePcm } from '../helpers/speech-audio.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { connect, opened, TestSocket } from '../helpers/ws-client.js';
@@ -97,6 +99,8 @@ describe('/v1/stt/stream recognition', () => {
     expect(partials.every((frame) => frame['lang'] === 'en' && typeof frame['duration_s'] === 'number')).toBe(true);
     expect((await socket.next('session.complete'))['request_id']).toBe(ready['request_id']);
     expect(await socket.closed).toBe(1000);
+    // Every frame is one the AsyncAPI document describes, in its documented shape.
+    for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.stt.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
   });
 
   it('takes base64 audio.append frames, and answers sandbox keys with the synthetic recogniser', async () => {
@@ -137,6 +141,7 @@ describe('/v1/stt/stream recognition', () => {
       'stt.invalid_request',
     ]);
     for (const frame of errors()) {
+      expect(Value.Check(REALTIME_FRAMES.stt.server['error']!, frame)).toBe(true);
       expect(Object.keys(frame).sort()).toEqual(['code', 'detail', 'message', 'request_id', 'type']);
       expect(frame['request_id']).toMatch(/^req_/);
     }

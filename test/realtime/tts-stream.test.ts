@@ -5,6 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Value } from '@sinclair/typebox/value';
+import { REALTIME_FRAMES } from '../../src/realtime/asyncapi.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { connect, opened, TestSocket } from '../helpers/ws-client.js';
 
@@ -49,6 +51,8 @@ describe('/v1/tts/stream', () => {
     socket.send({ type: 'session.end' });
     const complete = await socket.next('session.complete', 15_000);
     expect(await socket.closed).toBe(1000);
+    // Every frame is one the AsyncAPI document describes, in its documented shape.
+    for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.tts.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
     const chunks = socket.frames.filter((frame) => frame['type'] === 'audio.chunk');
     expect(complete['frames']).toBe(chunks.length);
     expect(complete['cache']).toEqual({ hits: 0, misses: 2 });
@@ -125,6 +129,7 @@ describe('/v1/tts/stream', () => {
     await socket.next('segment.done');
     socket.send({ type: 'session.end' });
     await socket.next('session.complete');
+    for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.tts.server[frame['type'] as string]!, frame)).toBe(true);
     expect(errors().map((error) => error['code'])).toEqual(['tts.invalid_request', 'tts.unsupported_format', 'tts.invalid_speed', 'tts.invalid_request', 'tts.unknown_voice', 'tts.invalid_request', 'tts.invalid_ssml']);
     for (const error of errors()) expect(Object.keys(error).sort()).toEqual(['code', 'detail', 'message', 'request_id']);
     expect(errors()[1]!['detail']).toMatch(/mp3 cannot be streamed/);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { capabilitiesView, voicesView } from '../capabilities-view.js';
+import { asyncApiDocument } from '../../realtime/asyncapi.js';
+import { capabilitiesView, INTERFACE_VERSION, voicesView } from '../capabilities-view.js';
 import { ErrorBodySchema } from '../schemas.js';
 import type { AppServices } from '../services.js';
 
@@ -12,7 +13,7 @@ export function baseUrlOf(request: FastifyRequest, services: AppServices): strin
 const discovery = { sprachrohr: { family: 'tts' as const } };
 const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
 
-/** `GET /v1/capabilities`, `GET /v1/tts/voices` and `GET /v1/openapi.json`. */
+/** `GET /v1/capabilities`, `GET /v1/tts/voices`, `GET /v1/openapi.json` and `GET /v1/asyncapi.json`. */
 export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServices): void {
   app.get(
     '/v1/capabilities',
@@ -28,6 +29,11 @@ export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServi
     '/v1/openapi.json',
     { config: discovery, schema: { summary: 'This OpenAPI 3.1 document', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
     async () => app.swagger(),
+  );
+  app.get(
+    '/v1/asyncapi.json',
+    { config: discovery, schema: { summary: 'The AsyncAPI 3.0 document of the realtime WebSocket protocols', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    async (request) => asyncApiDocument(baseUrlOf(request, services).replace(/^http/, 'ws'), INTERFACE_VERSION),
   );
   app.get('/healthz', { config: { sprachrohr: { family: 'tts', auth: false } }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 }
