@@ -33,3 +33,6 @@ export type OutputMode = (typeof OUTPUTS)[number];
  * (spec 5.8). 14 characters per second is a calm, clear announcement pace.
  */
 export const SANDBOX_CHARACTERS_PER_SECOND = 14;
+
+/** The rate of the PCM16 audio clients send to `/v1/stt/stream` (spec 6.2). */
+export const STT_STREAM_RATE_HZ = 16000;

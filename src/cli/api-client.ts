@@ -11,7 +11,7 @@ export class ApiClientError extends Error {
     readonly detail: string | null,
     readonly requestId: string | null,
   ) {
-    super(`${code} (${status}): ${message}${detail ? ` — ${detail}` : ''}${requestId ? ` [${requestId}]` : ''}`);
+    super(`${code}${status ? ` (${status})` : ''}: ${message}${detail ? ` — ${detail}` : ''}${requestId ? ` [${requestId}]` : ''}`);
   }
 }
 

@@ -50,7 +50,8 @@ async function run(argv: string[]): Promise<number> {
     }
     const commands: Record<string, (argv: string[]) => Promise<string>> = { keys: keysCommand, tts: ttsCommand, stt: sttCommand, dialect: dialectCommand, models: modelsCommand };
     const output = await commands[command]!(rest);
-    process.stdout.write(`${output}\n`);
+    // Commands that write their result to stdout themselves (audio) return nothing to print.
+    if (output !== '') process.stdout.write(`${output}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {

@@ -9,14 +9,13 @@
 import type { WebSocket } from 'ws';
 import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import type { RecognisedWord } from '../../engine/types.js';
+import { STT_STREAM_RATE_HZ } from '../catalog/limits.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { enginesFor } from '../speech/live-recognition.js';
 import { checkVocabularyTerms, parseLanguageCandidates } from '../speech/recognition-request.js';
 import { RecognitionSession } from '../speech/recognition-session.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
-/** The rate of the PCM16 the client sends (spec 6.2). */
-export const STT_STREAM_RATE_HZ = 16000;
 
 const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 

@@ -111,6 +111,41 @@ describe('sprachrohr serve, tts and stt', () => {
     }
   });
 
+  it('streams synthesis and recognition through the realtime endpoints (--stream)', async () => {
+    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'stream', '--json'], env)).stdout).key as string;
+    const server = await startServe(env);
+    try {
+      const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
+      const streamed = path.join(dir, 'streamed.pcm');
+      const tts = await runCli(['tts', '--stream', '--text', 'Grüezi mitenand.', '--out', streamed, '--rate', '16000'], client);
+      expect(tts.code, tts.stderr).toBe(0);
+      expect(tts.stdout).toMatch(/Streamed \d+ bytes of pcm16 \([\d.]+ s in \d+ frames, first audio after \d+ ms\) to /);
+      const batch = path.join(dir, 'batch.pcm');
+      expect((await runCli(['tts', '--text', 'Grüezi mitenand.', '--out', batch, '--format', 'pcm16', '--rate', '16000'], client)).code).toBe(0);
+      expect((await fs.readFile(streamed)).equals(await fs.readFile(batch))).toBe(true);
+      // Lines from standard input go out as they are read; the audio can go to stdout.
+      const piped = await runCli(['tts', '--stream', '--in', '-', '--out', '-', '--format', 'mulaw', '--rate', '8000'], client, 'Grüezi.\nWie gaht s?\n');
+      expect(piped.code, piped.stderr).toBe(0);
+      expect(piped.stdout.length).toBeGreaterThan(8000 * 0.5);
+      expect(piped.stderr).toMatch(/Streamed \d+ bytes of mulaw/);
+
+      const wav = path.join(dir, 'streamed.wav');
+      expect((await runCli(['tts', '--text', 'Hallo zäme. Wie gaht s?', '--out', wav, '--rate', '16000'], client)).code).toBe(0);
+      const stt = await runCli(['stt', '--stream', wav, '--fast', '--lang', 'de-CH'], client);
+      expect(stt.code, stt.stderr).toBe(0);
+      expect(stt.stdout).toMatch(/^= \[de-CH\] .+$/m);
+      expect(stt.stdout).toMatch(/\d+ final transcripts?, [\d.]+ s of audio/);
+
+      const refused = await runCli(['tts', '--stream', '--text', 'x', '--out', path.join(dir, 'x.mp3')], client);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('tts.unsupported_format: ');
+      expect(refused.stderr).toContain('mp3 cannot be streamed');
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  });
+
   it('finishes a request in flight on SIGTERM, refuses new connections, then exits', async () => {
     const key = JSON.parse((await runCli(['keys', 'create', '--name', 'shutdown', '--json'], env)).stdout).key as string;
     const server = await startServe(env);

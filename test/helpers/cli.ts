@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 /** The built `sprachrohr` command (`npm test` builds it first). */
 export const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
-/** Runs the CLI to its end. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the CLI to its end; `input` is written to its standard input (which is then closed). */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
