@@ -20,6 +20,8 @@ export interface RealtimeContext {
 
 /** Bytes that may wait in the socket before a sender waits (a slow reader). */
 export const HIGH_WATER_BYTES = 1024 * 1024;
+/** Unread bytes at which a session whose control frames pile up is closed (it does not read). */
+export const MAX_UNREAD_BYTES = 4 * HIGH_WATER_BYTES;
 /** How long a sender waits for a slow reader before the session is closed. */
 export const SLOW_READER_TIMEOUT_MS = 10_000;
 /** Pings go out this often; a client that has not answered the last one is cut off. */
@@ -84,9 +86,19 @@ export class FrameChannel {
     });
   }
 
-  /** Sends a JSON frame now (control frames are small and never wait). */
+  /**
+   * Sends a JSON frame now (control frames are small and never wait). A client that leaves
+   * more than {@link MAX_UNREAD_BYTES} unread is cut off rather than buffered for.
+   */
   send(frame: Record<string, unknown>): void {
-    if (!this.closed) this.socket.send(JSON.stringify(frame));
+    if (this.closed) return;
+    if (this.socket.bufferedAmount > MAX_UNREAD_BYTES) {
+      this.context.logger.warn({ requestId: this.context.requestId, unread: this.socket.bufferedAmount }, 'realtime client does not read; session closed');
+      this.socket.terminate();
+      this.finish();
+      return;
+    }
+    this.socket.send(JSON.stringify(frame));
   }
 
   /**

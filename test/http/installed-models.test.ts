@@ -4,6 +4,7 @@
  * no real German model can be downloaded on the test machines.
  */
 import fs from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { writeTinyNemoCtcModel } from '../helpers/tiny-nemo-ctc.js';
 import { writeTinySileroVad } from '../helpers/tiny-silero-vad.js';
 import { writeTinyWhisperModel } from '../helpers/tiny-whisper.js';
 import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
+import { connect, opened } from '../helpers/ws-client.js';
 
 let dir: string;
 let t: TestApp;
@@ -103,6 +105,22 @@ describe('installed recognition models', () => {
     const english = await recognise({ lang: 'en-GB,en', vocabulary: 'opening hours, pay my bill' }, wavOf(concatPcm([silencePcm(0.4, 16000), await speech.speak('Opening hours', 16000), silencePcm(0.8, 16000)]), 16000));
     expect(english.statusCode, english.body).toBe(200);
     expect(english.json()).toMatchObject({ lang: 'en', text: 'opening hours' });
+  });
+
+  it('stream through /v1/stt/stream with several candidates, each final from the recogniser most sure of it', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1/stt/stream`;
+    const socket = opened(await connect(url, { headers: { 'X-API-Key': t.liveKey } }));
+    socket.send({ type: 'config', lang: 'en,de-CH' });
+    await socket.next('session.ready');
+    const german = concatPcm([silencePcm(0.3, 16000), await speech.speak('Guten Tag.', 16000, 'de'), silencePcm(1, 16000)]);
+    socket.socket.send(Buffer.from(german.buffer, german.byteOffset, german.byteLength));
+    socket.send({ type: 'audio.end' });
+    await socket.next('session.complete', 20_000);
+    const finals = socket.frames.filter((frame) => frame['type'] === 'transcript.final');
+    expect(finals.length).toBeGreaterThanOrEqual(1);
+    // The tiny Vosk model is sure of every loud stretch (confidence 1); pocketsphinx is not.
+    expect(finals[0]).toMatchObject({ lang: 'de-CH', text: expect.stringMatching(/^hello( hello)*$/) });
   });
 
   it('appear in capabilities beside the embedded recogniser', async () => {
