@@ -65,6 +65,13 @@ export interface TtsOptions {
   readonly style: string | null;
   /** Rate the caller wants; engines that render at any rate use it, others use their own. */
   readonly sampleRateHz: number;
+  /**
+   * When the caller needs this synthesis's first audio (`performance.now()` time): engines
+   * with a queue serve earlier needs first. Default: now. A realtime stream that synthesises
+   * its next sentence ahead passes a later time, so it does not hold up a stream that has no
+   * audio yet.
+   */
+  readonly neededAtMs?: number;
 }
 
 /** Events of a synthesis stream, in order; offsets are seconds from the start of the audio. */

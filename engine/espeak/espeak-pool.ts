@@ -23,7 +23,9 @@ interface Slot {
 export class EspeakPool {
   private readonly slots: Slot[] = [];
   private readonly free: Slot[] = [];
-  private readonly waiters: Array<(slot: Slot) => void> = [];
+  /** Jobs waiting for a worker, served earliest need first (arrival order on a tie). */
+  private readonly waiters: Array<{ resolve: (slot: Slot) => void; neededAtMs: number; order: number }> = [];
+  private waiterOrder = 0;
   private nextId = 1;
   private closed = false;
 
@@ -70,25 +72,36 @@ export class EspeakPool {
     });
   }
 
-  private acquire(): Promise<Slot> {
+  private acquire(neededAtMs: number): Promise<Slot> {
     if (this.closed) return Promise.reject(new Error('the eSpeak pool is closed'));
     const slot = this.free.pop();
     if (slot) return Promise.resolve(slot);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => this.waiters.push({ resolve, neededAtMs, order: this.waiterOrder++ }));
   }
 
   private release(slot: Slot): void {
     slot.listener = null;
     slot.fail = null;
-    const waiter = this.waiters.shift();
-    if (waiter) waiter(slot);
-    else this.free.push(slot);
+    if (this.waiters.length === 0) {
+      this.free.push(slot);
+      return;
+    }
+    let next = 0;
+    for (let i = 1; i < this.waiters.length; i++) {
+      const candidate = this.waiters[i]!;
+      const best = this.waiters[next]!;
+      if (candidate.neededAtMs < best.neededAtMs || (candidate.neededAtMs === best.neededAtMs && candidate.order < best.order)) next = i;
+    }
+    this.waiters.splice(next, 1)[0]!.resolve(slot);
   }
 
-  /** Runs one synthesis; iterate the result for its chunks. Aborting `signal` stops it. */
-  async *synthesize(request: JobRequest, signal: AbortSignal): AsyncGenerator<JobMessage> {
+  /**
+   * Runs one synthesis; iterate the result for its chunks. Aborting `signal` stops it. While
+   * every worker is busy, the job with the earliest `neededAtMs` gets the next free one.
+   */
+  async *synthesize(request: JobRequest, signal: AbortSignal, neededAtMs = performance.now()): AsyncGenerator<JobMessage> {
     const abort = new SharedArrayBuffer(4);
-    yield* this.run({ type: 'synthesize', id: this.nextId++, abort, ...request }, signal, abort);
+    yield* this.run({ type: 'synthesize', id: this.nextId++, abort, ...request }, signal, abort, neededAtMs);
   }
 
   /** Loads the given voices in every worker. */
@@ -101,9 +114,9 @@ export class EspeakPool {
     );
   }
 
-  private async *run(job: SynthesisJob | WarmJob, signal: AbortSignal, abort: SharedArrayBuffer | null): AsyncGenerator<JobMessage> {
+  private async *run(job: SynthesisJob | WarmJob, signal: AbortSignal, abort: SharedArrayBuffer | null, neededAtMs = performance.now()): AsyncGenerator<JobMessage> {
     signal.throwIfAborted();
-    const slot = await this.acquire();
+    const slot = await this.acquire(neededAtMs);
     const queue = new AsyncQueue<JobMessage>();
     slot.listener = (message) => {
       if (message.type === 'error') queue.fail(new Error(message.message));

@@ -178,7 +178,7 @@ export class EspeakTtsEngine implements TtsEngine {
         const pending = [...marks];
         const start = produced;
         const job = { ssml, voice, wordsPerMinute, pitch: style.pitch, range: style.range };
-        for await (const message of this.pool.synthesize(job, signal)) {
+        for await (const message of this.pool.synthesize(job, signal, options.neededAtMs)) {
           // Chunks the worker made before it saw the abort are dropped, not delivered.
           signal.throwIfAborted();
           if (message.type === 'done') break;

@@ -14,7 +14,7 @@ import { LIMITS } from '../catalog/limits.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, type SynthesisRequestBody } from '../http/schemas.js';
 import { planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
-import { SynthesisSession } from '../speech/synthesis-service.js';
+import { SpeechAhead, SynthesisSession } from '../speech/synthesis-service.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
@@ -22,6 +22,14 @@ import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-ch
 const STREAMABLE_FORMATS = ['pcm16', 'mulaw', 'alaw', 'opus'];
 /** Bytes of one Ogg Opus frame: about 170 ms at the encoder's rate, so little waits. */
 const OPUS_FRAME_BYTES = 512;
+/**
+ * Sentences synthesised ahead of the one being sent: the engine works on them while earlier
+ * audio goes out, so a started stream does not stall between sentences (more would only hold
+ * audio in memory).
+ */
+const SEGMENTS_AHEAD = 2;
+/** Characters per second faster than any voice speaks (to estimate when audio runs out). */
+const BRISK_CHARACTERS_PER_SECOND = 25;
 /** Text that may wait to be spoken before appends are refused. */
 const MAX_PENDING_CHARACTERS = 4 * LIMITS.ttsMaxTextCharacters;
 
@@ -81,8 +89,12 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
   const segmenter = new TextSegmenter();
   const sandbox = context.principal.environment === 'sandbox';
   let start: { fields: Omit<SynthesisRequestBody, 'text'>; plan: SynthesisPlan; binary: boolean; framer: Framer; session: SynthesisSession } | null = null;
-  /** Segments wait here and are spoken one after another. */
-  let speaking: Promise<void> = Promise.resolve();
+  /** Texts waiting for their synthesis to start. */
+  const waiting: string[] = [];
+  /** Syntheses started, in order; the first is being sent. */
+  const started: Array<{ text: string; plan: SynthesisPlan; ahead: SpeechAhead }> = [];
+  let consuming = false;
+  const idleWaiters: Array<() => void> = [];
   let queuedCharacters = 0;
   let seq = 0;
   let segments = 0;
@@ -97,56 +109,79 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
     return sent;
   };
 
-  const speak = async (text: string): Promise<void> => {
-    if (!start || channel.closed) return;
-    let plan: SynthesisPlan;
-    try {
-      plan = planSynthesis({ ...start.fields, text }, false);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      // One bad segment (broken markup) is refused; the session goes on with the next.
-      channel.sendError(error.code, error.detail ?? error.message);
-      return;
-    }
-    const engine: TtsEngine | null = sandbox ? context.services.engines.sandbox.tts : context.services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
-    if (!engine) {
-      channel.sendError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work', { close: 1011 });
-      return;
-    }
-    const before = start.session.durationSeconds;
-    for await (const output of start.session.speak({ engine, dialect: context.services.engines.dialect }, plan, channel.signal)) {
-      if (output.type === 'mark') {
-        channel.send({ type: 'mark', name: output.name, offset_seconds: output.offsetSeconds });
+  /** Starts the syntheses of waiting texts, up to {@link SEGMENTS_AHEAD} beyond the one being sent. */
+  const startWaiting = (): void => {
+    while (start && !channel.closed && started.length <= SEGMENTS_AHEAD && waiting.length > 0) {
+      const text = waiting.shift()!;
+      let plan: SynthesisPlan;
+      try {
+        plan = planSynthesis({ ...start.fields, text }, false);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        // One bad segment (broken markup) is refused; the session goes on with the next.
+        queuedCharacters -= text.length;
+        channel.sendError(error.code, error.detail ?? error.message);
         continue;
       }
-      for (const frame of start.framer.push(output.bytes)) if (!(await sendAudio(frame))) return;
+      const engine: TtsEngine | null = sandbox ? context.services.engines.sandbox.tts : context.services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
+      if (!engine) {
+        channel.sendError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work', { close: 1011 });
+        return;
+      }
+      // Sentences ahead of the one being sent are needed only once the audio before them has
+      // played: counted at a brisk speaking rate, so the estimate errs early, never late.
+      const aheadSeconds = started.reduce((sum, segment) => sum + segment.plan.speech.characters, 0) / BRISK_CHARACTERS_PER_SECOND;
+      started.push({ text, plan, ahead: new SpeechAhead({ engine, dialect: context.services.engines.dialect }, plan, channel.signal, performance.now() + aheadSeconds * 1000) });
     }
-    segments += 1;
-    context.services.stats.syntheses++;
-    channel.send({ type: 'segment.done', characters: plan.speech.characters, duration_seconds: Math.round((start.session.durationSeconds - before) * 1000) / 1000, cache: 'miss' });
+    if (!consuming) void consume();
+  };
+
+  /** Sends the started syntheses in order, each as one segment of the stream. */
+  const consume = async (): Promise<void> => {
+    consuming = true;
+    try {
+      while (start && !channel.closed && started.length > 0) {
+        const { text, plan, ahead } = started[0]!;
+        const before = start.session.durationSeconds;
+        for await (const output of start.session.speakAhead(ahead)) {
+          if (output.type === 'mark') {
+            channel.send({ type: 'mark', name: output.name, offset_seconds: output.offsetSeconds });
+            continue;
+          }
+          for (const frame of start.framer.push(output.bytes)) if (!(await sendAudio(frame))) return;
+        }
+        started.shift();
+        queuedCharacters -= text.length;
+        segments += 1;
+        context.services.stats.syntheses++;
+        channel.send({ type: 'segment.done', characters: plan.speech.characters, duration_seconds: Math.round((start.session.durationSeconds - before) * 1000) / 1000, cache: 'miss' });
+        startWaiting();
+      }
+    } catch (error) {
+      if (channel.closed) return;
+      context.logger.error({ err: error, requestId: context.requestId }, 'realtime synthesis failed');
+      const code: ErrorCode = error instanceof ApiError ? error.code : 'tts.internal_error';
+      channel.sendError(code, 'the synthesis failed; open a new session', { close: 1011 });
+    } finally {
+      consuming = false;
+      if (started.length === 0 && waiting.length === 0) for (const wake of idleWaiters.splice(0)) wake();
+    }
   };
 
   const enqueue = (texts: string[]): void => {
     for (const text of texts) {
       queuedCharacters += text.length;
-      speaking = speaking.then(async () => {
-        try {
-          await speak(text);
-        } finally {
-          queuedCharacters -= text.length;
-        }
-      });
+      waiting.push(text);
     }
-    speaking = speaking.catch((error: unknown) => {
-      if (channel.closed) return;
-      context.logger.error({ err: error, requestId: context.requestId }, 'realtime synthesis failed');
-      const code: ErrorCode = error instanceof ApiError ? error.code : 'tts.internal_error';
-      channel.sendError(code, 'the synthesis failed; open a new session', { close: 1011 });
-    });
+    startWaiting();
   };
 
+  /** Resolves once every text given so far has been spoken (or the session closed). */
+  const whenIdle = (): Promise<void> =>
+    started.length === 0 && waiting.length === 0 && !consuming ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
+
   const complete = async (): Promise<void> => {
-    await speaking;
+    await whenIdle();
     if (!start || channel.closed) return;
     for (const bytes of start.session.finish()) for (const frame of start.framer.push(bytes)) if (!(await sendAudio(frame))) return;
     for (const frame of start.framer.end()) if (!(await sendAudio(frame))) return;
@@ -156,7 +191,10 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
     channel.close(1000, 'session complete');
   };
 
-  channel.onClose(() => start?.session.abandon());
+  channel.onClose(() => {
+    start?.session.abandon();
+    for (const wake of idleWaiters.splice(0)) wake();
+  });
 
   channel.onFrame(async (data, isBinary) => {
     if (isBinary) return channel.sendError('tts.invalid_request', 'this endpoint takes JSON text frames; audio goes the other way');

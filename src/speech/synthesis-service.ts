@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
 import { normaliseText } from '../../engine/text/normaliser.js';
 import { sameProsody } from '../../engine/delivery.js';
-import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine } from '../../engine/types.js';
+import { AsyncQueue } from '../../engine/async-queue.js';
+import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine, type TtsEvent } from '../../engine/types.js';
 import { concatPcm } from '../audio/pcm.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
@@ -90,6 +91,41 @@ export interface SynthesisEngines {
   readonly dialect: DialectRenderer;
 }
 
+/** The engine's events for a plan: its text prepared (normalised, dialect, style) and synthesised. */
+function engineEvents({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number): AsyncIterable<TtsEvent> {
+  const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz, ...(neededAtMs === undefined ? {} : { neededAtMs }) };
+  return engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal);
+}
+
+/**
+ * A synthesis started before its turn in a session: the engine works on it (and its events
+ * wait here) while the session is still sending earlier audio, so a stream that has started
+ * does not stall between sentences.
+ */
+export class SpeechAhead {
+  private readonly queue = new AsyncQueue<TtsEvent | null>();
+
+  /** `neededAtMs`: when its first audio will be needed (see `TtsOptions.neededAtMs`). */
+  constructor(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number) {
+    void (async () => {
+      try {
+        for await (const event of engineEvents(engines, plan, signal, neededAtMs)) this.queue.push(event);
+        this.queue.push(null);
+      } catch (error) {
+        this.queue.fail(error as Error);
+      }
+    })();
+  }
+
+  async *events(): AsyncGenerator<TtsEvent> {
+    for (;;) {
+      const event = await this.queue.next();
+      if (event === null) return;
+      yield event;
+    }
+  }
+}
+
 /** What a synthesis session gives out, in order. */
 export type SynthesisOutput =
   | { readonly type: 'audio'; readonly bytes: Buffer }
@@ -142,11 +178,19 @@ export class SynthesisSession {
   }
 
   /** Speaks one plan's text into the stream, giving out encoded bytes and marks as they come. */
-  async *speak({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): AsyncGenerator<SynthesisOutput> {
+  speak(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): AsyncGenerator<SynthesisOutput> {
+    return this.encodeEvents(engineEvents(engines, plan, signal));
+  }
+
+  /** Speaks a synthesis started ahead of its turn (see {@link SpeechAhead}). */
+  speakAhead(ahead: SpeechAhead): AsyncGenerator<SynthesisOutput> {
+    return this.encodeEvents(ahead.events());
+  }
+
+  private async *encodeEvents(events: AsyncIterable<TtsEvent>): AsyncGenerator<SynthesisOutput> {
     if (this.finished) throw new Error('the synthesis session is finished');
-    const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz };
     const start = this.durationSeconds;
-    for await (const event of engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal)) {
+    for await (const event of events) {
       if (event.type === 'audio') {
         // Wait for a turn before the work, not after: chunks from the workers arrive in
         // batches, and each waiting synthesis would otherwise take one more step in that turn.

@@ -161,3 +161,29 @@ describe('eSpeak NG speaks Swiss German with its pronunciation', () => {
     expect(stressedSeconds).toBeGreaterThan(plainSeconds * 1.1);
   });
 });
+
+describe('the eSpeak pool serves the earliest need first', () => {
+  it('gives a free worker to the job needed soonest, not the one that asked first', async () => {
+    const single = await EspeakPool.start(1);
+    try {
+      const job = (text: string) => ({ ssml: `<speak>${text}</speak>`, voice: 'de', wordsPerMinute: 175, pitch: 50, range: 50 });
+      const signal = new AbortController().signal;
+      const order: string[] = [];
+      const run = async (name: string, text: string, neededAtMs?: number) => {
+        for await (const message of single.synthesize(job(text), signal, neededAtMs)) {
+          if (message.type === 'done') break;
+        }
+        order.push(name);
+      };
+      // The first job takes the only worker; of the two that then wait, the one needed now
+      // (a stream without audio yet) goes before the one needed in ten seconds.
+      const busy = run('busy', 'Dies ist ein langer Satz, der den einzigen Arbeiter eine Weile beschäftigt. '.repeat(4));
+      const later = run('later', 'Später.', performance.now() + 10_000);
+      const now = run('now', 'Jetzt.');
+      await Promise.all([busy, later, now]);
+      expect(order).toEqual(['busy', 'now', 'later']);
+    } finally {
+      await single.close();
+    }
+  });
+});
