@@ -170,6 +170,30 @@ describe('/v1/stt/stream recognition', () => {
 });
 
 describe('/v1/stt/stream capacity and resources', () => {
+  it('counts session opens against the key’s own budget (bursts of 25, 600 a minute)', async () => {
+    const limited = await createTestApp({}, { realRateLimit: true });
+    try {
+      await limited.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `ws://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}/v1/stt/stream`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 27; i++) {
+        const result = await connect(url, { headers: { 'X-API-Key': limited.sandboxKey } });
+        if (result instanceof TestSocket) {
+          statuses.push(101);
+          result.socket.terminate();
+        } else {
+          statuses.push(result.status);
+          expect(JSON.parse(result.body).error.code).toBe('stt.rate_limited');
+          expect(Number(result.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        }
+      }
+      expect(statuses.filter((status) => status === 101).length).toBeGreaterThanOrEqual(25);
+      expect(statuses.at(-1)).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses sessions over the key ceiling with 429 and the reason, and frees every slot when sockets close', async () => {
     const sockets = await Promise.all(Array.from({ length: 12 }, async () => opened(await connect(base, { headers: { 'X-API-Key': t.liveKey } }))));
     const refused = await connect(base, { headers: { 'X-API-Key': t.liveKey } });
