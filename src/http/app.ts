@@ -74,6 +74,8 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
       }
     }
     if (settings.realtime) {
+      // A plain GET would hold a session slot for as long as its keep-alive connection lives.
+      if (!request.ws) throw ApiError.of(family, 'invalid_request', `${request.url.split('?')[0]} is a WebSocket endpoint: connect with an upgrade request (subprotocol speech.v1)`);
       if (hostLoad.overloaded) {
         throw ApiError.of(family, 'capacity', 'host_load', { retryAfterSeconds: 2, headers: { 'X-Speech-Capacity-Reason': 'host_load' } });
       }

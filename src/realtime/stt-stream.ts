@@ -28,6 +28,13 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   const channel = new FrameChannel(socket, context, 'stt');
   let session: RecognitionSession | null = null;
   let audioEnded = false;
+  let metered = false;
+  /** The session's audio is metered once: at its end, or when the socket closes before it. */
+  const meter = async (seconds: number): Promise<void> => {
+    if (metered || seconds <= 0) return;
+    metered = true;
+    await context.services.meter.record(context.principal, { direction: 'stt', mode: 'realtime' }, seconds);
+  };
   /** A byte of a sample split between two frames. */
   let pendingByte: number | null = null;
 
@@ -50,7 +57,11 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
       channel.sendError('stt.capacity', 'every recogniser of this deployment is busy; retry shortly', { close: 1013 });
       return;
     }
-    channel.onClose(() => session?.close());
+    channel.onClose(() => {
+      const heard = session?.audioSeconds ?? 0;
+      session?.close();
+      void meter(heard).catch((error: unknown) => context.logger.error({ err: error }, 'metering a closed realtime session failed'));
+    });
     channel.send({ type: 'session.ready', request_id: context.requestId });
     void forward(session);
   };
@@ -60,7 +71,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
       for await (const event of running) {
         channel.send({ type: event.type === 'partial' ? 'transcript.partial' : 'transcript.final', text: event.text, words: wordsOut(event.words), lang: event.lang, duration_s: round(event.audioSeconds) });
       }
-      await context.services.meter.record(context.principal, { direction: 'stt', mode: 'realtime' }, running.audioSeconds);
+      await meter(running.audioSeconds);
       channel.send({ type: 'session.complete', request_id: context.requestId });
       channel.close(1000, 'session complete');
     } catch (error) {

@@ -99,6 +99,13 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
   let seq = 0;
   let segments = 0;
   let ending = false;
+  let metered = false;
+  /** The session's audio is metered once: at its end, or when the socket closes before it. */
+  const meter = async (seconds: number): Promise<void> => {
+    if (metered || seconds <= 0) return;
+    metered = true;
+    await context.services.meter.record(context.principal, { direction: 'tts', mode: 'realtime' }, seconds);
+  };
 
   const sendAudio = async (frame: Buffer): Promise<boolean> => {
     if (!start) return false;
@@ -186,12 +193,13 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
     for (const bytes of start.session.finish()) for (const frame of start.framer.push(bytes)) if (!(await sendAudio(frame))) return;
     for (const frame of start.framer.end()) if (!(await sendAudio(frame))) return;
     const duration = start.session.durationSeconds;
-    await context.services.meter.record(context.principal, { direction: 'tts', mode: 'realtime' }, duration);
+    await meter(duration);
     channel.send({ type: 'session.complete', duration_seconds: Math.round(duration * 1000) / 1000, frames: seq, cache: { hits: 0, misses: segments } });
     channel.close(1000, 'session complete');
   };
 
   channel.onClose(() => {
+    void meter(start?.session.durationSeconds ?? 0).catch((error: unknown) => context.logger.error({ err: error }, 'metering a closed realtime session failed'));
     start?.session.abandon();
     for (const wake of idleWaiters.splice(0)) wake();
   });

@@ -58,6 +58,13 @@ describe('/v1/stt/stream handshake', () => {
     }
   });
 
+  it('answers a plain GET with 400, holding no session slot', async () => {
+    const response = await t.app.inject({ url: '/v1/stt/stream', headers: { 'x-api-key': t.liveKey } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'stt.invalid_request', detail: expect.stringContaining('is a WebSocket endpoint') });
+    expect(t.services.realtimeAdmission.snapshot().in_flight).toBe(0);
+  });
+
   it('closes the connection after a refused handshake, whatever the client does', async () => {
     const port = (t.app.server.address() as AddressInfo).port;
     const socket = net.connect(port, '127.0.0.1');

@@ -135,7 +135,11 @@ describe('/v1/tts/stream', () => {
     expect(errors()[1]!['detail']).toMatch(/mp3 cannot be streamed/);
   });
 
-  it('frees every session slot and encoder when sockets close mid-synthesis', async () => {
+  it('frees every session slot and encoder when sockets close mid-synthesis, and meters what was made', async () => {
+    const lookup = await t.services.keys.lookup(t.liveKey);
+    if (lookup.status !== 'active') throw new Error('the live key is not active');
+    const principal = { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
+    const usedBefore = (await t.services.meter.today(principal, 'tts')).used;
     const sockets = await Promise.all(Array.from({ length: 6 }, async () => opened(await connect(base, { headers: { 'X-API-Key': t.liveKey } }))));
     for (const socket of sockets) {
       socket.send({ ...START, format: 'opus', sample_rate_hz: 48000 });
@@ -145,6 +149,8 @@ describe('/v1/tts/stream', () => {
     for (const socket of sockets) socket.socket.terminate();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(t.services.realtimeAdmission.snapshot().in_flight).toBe(0);
+    // Sessions cut off mid-synthesis are metered for the audio they made.
+    expect((await t.services.meter.today(principal, 'tts')).used).toBeGreaterThan(usedBefore);
     // The engine and the encoders are free: a new session speaks at once.
     const socket = opened(await connect(base, { headers: { 'X-API-Key': t.liveKey } }));
     socket.send({ ...START, format: 'opus', sample_rate_hz: 48000 });
