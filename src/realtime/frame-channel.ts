@@ -32,6 +32,7 @@ export class FrameChannel {
   private readonly controller = new AbortController();
   private readonly closeHandlers: Array<() => void> = [];
   private idleTimer: NodeJS.Timeout | null = null;
+  private resumeTimer: NodeJS.Timeout | null = null;
   private readonly heartbeat: NodeJS.Timeout;
   private alive = true;
   /** Client frames are handled one after another, even when a handler waits. */
@@ -130,6 +131,19 @@ export class FrameChannel {
     if (options.close !== undefined) this.close(options.close, code);
   }
 
+  /**
+   * Stops reading the client's frames for a while (TCP then holds the client back), for a
+   * sender that runs ahead of what the session takes.
+   */
+  pauseReading(ms: number): void {
+    if (this.closed || this.resumeTimer) return;
+    this.socket.pause();
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = null;
+      if (!this.closed) this.socket.resume();
+    }, ms);
+  }
+
   /** No idle timeout from now on (the session is finishing on its own). */
   stopIdleTimer(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -154,6 +168,7 @@ export class FrameChannel {
     if (this.closed) return;
     this.controller.abort(new DOMException('the realtime session closed', 'AbortError'));
     this.stopIdleTimer();
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
     clearInterval(this.heartbeat);
     for (const handler of this.closeHandlers.splice(0)) handler();
   }

@@ -19,6 +19,13 @@ import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-ch
 
 const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 
+/**
+ * Audio a client may send ahead of real time. Beyond it the socket is read no further until
+ * real time catches up, so a sender that floods the session waits in TCP instead of in the
+ * recogniser's queue (recorded audio can still be streamed: 20 s ahead, then at real time).
+ */
+export const MAX_AUDIO_AHEAD_SECONDS = 20;
+
 function wordsOut(words: readonly RecognisedWord[]): RecognisedWord[] {
   return words.map((word) => ({ w: word.w, start: round(word.start), end: round(word.end), conf: round(word.conf) }));
 }
@@ -29,6 +36,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   let session: RecognitionSession | null = null;
   let audioEnded = false;
   let metered = false;
+  let startedAt = 0;
   /** The session's audio is metered once: at its end, or when the socket closes before it. */
   const meter = async (seconds: number): Promise<void> => {
     if (metered || seconds <= 0) return;
@@ -38,7 +46,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   /** A byte of a sample split between two frames. */
   let pendingByte: number | null = null;
 
-  const fail = (code: ErrorCode, message: string): void => channel.sendError(code, message);
+  const fail = async (code: ErrorCode, message: string): Promise<void> => channel.sendError(code, message);
 
   const open = async (frame: Record<string, unknown>): Promise<void> => {
     if (frame['lang'] !== undefined && typeof frame['lang'] !== 'string') throw new ApiError('stt.invalid_request', 'config.lang must be a string: one code, comma-separated candidates, or auto');
@@ -62,6 +70,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
       session?.close();
       void meter(heard).catch((error: unknown) => context.logger.error({ err: error }, 'metering a closed realtime session failed'));
     });
+    startedAt = performance.now();
     channel.send({ type: 'session.ready', request_id: context.requestId });
     void forward(session);
   };
@@ -81,7 +90,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
     }
   };
 
-  const appendAudio = (bytes: Uint8Array): void => {
+  const appendAudio = async (bytes: Uint8Array): Promise<void> => {
     if (!session) return fail('stt.invalid_request', 'send a config frame before audio');
     if (audioEnded) return fail('stt.invalid_request', 'audio.end was sent; this session takes no more audio');
     let data = bytes;
@@ -98,6 +107,14 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
     const pcm = new Int16Array(samples);
     const view = new DataView(data.buffer, data.byteOffset, samples * 2);
     for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true);
+    // Too far ahead of real time: this frame waits (and the socket is not read meanwhile).
+    const ahead = session.audioSeconds + samples / STT_STREAM_RATE_HZ - (performance.now() - startedAt) / 1000;
+    if (ahead > MAX_AUDIO_AHEAD_SECONDS) {
+      const waitMs = (ahead - MAX_AUDIO_AHEAD_SECONDS) * 1000;
+      channel.pauseReading(waitMs);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (channel.closed) return;
+    }
     session.write(pcm);
   };
 
