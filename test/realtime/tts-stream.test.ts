@@ -159,6 +159,23 @@ describe('/v1/tts/stream', () => {
     await socket.next('session.complete', 15_000);
   });
 
+  it('waits for a reader that does not read, then closes the session instead of buffering', async () => {
+    const socket = opened(await connect(base, { headers: { 'X-API-Key': t.sandboxKey } }));
+    socket.send({ ...START, sample_rate_hz: 48000 });
+    await socket.next('session.ready');
+    // The client stops reading; minutes of 48 kHz audio are asked for.
+    socket.socket.pause();
+    socket.send({ type: 'text.append', text: 'Dies ist ein Satz mit vielen Wörtern, der lange dauert. '.repeat(60) });
+    socket.send({ type: 'session.end' });
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    socket.socket.resume();
+    expect(await socket.closed).toBe(1008);
+    const error = socket.frames.find((frame) => frame['type'] === 'error')?.['error'] as Record<string, unknown>;
+    expect(error).toMatchObject({ code: 'tts.timeout', detail: expect.stringContaining('the client read nothing for 10 s') });
+    // What was sent before is whole frames in order; the rest was never made.
+    expect(socket.frames.some((frame) => frame['type'] === 'session.complete')).toBe(false);
+  }, 30_000);
+
   it('refuses a handshake without a key with the tts error family', async () => {
     const refused = await connect(base);
     if (refused instanceof TestSocket) throw new Error('accepted without a key');
