@@ -4,6 +4,7 @@
  * lines it wrote).
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 /** What became of one model in the probe. */
 export interface ModelProbe {
@@ -14,8 +15,8 @@ export interface ModelProbe {
 
 /** The child script beside this module (compiled `.js`, or `.ts` run through tsx). */
 function childCommand(): string[] {
-  if (import.meta.url.endsWith('.js')) return [new URL('./load-probe-child.js', import.meta.url).pathname];
-  return ['--import', 'tsx', new URL('./load-probe-child.ts', import.meta.url).pathname];
+  if (import.meta.url.endsWith('.js')) return [fileURLToPath(new URL('./load-probe-child.js', import.meta.url))];
+  return ['--import', 'tsx', fileURLToPath(new URL('./load-probe-child.ts', import.meta.url))];
 }
 
 /** The last few non-empty lines of what a process wrote, on one line. */

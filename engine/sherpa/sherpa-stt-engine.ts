@@ -13,7 +13,6 @@ import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { checkSherpaModel } from './sherpa-model-check.js';
 import { SHERPA_STT_RATE_HZ, STREAMING_TYPES, type SherpaSttSettings } from './sherpa-stt-protocol.js';
 
-export { SherpaModelError } from './sherpa-model-check.js';
 
 /** Options of one sherpa-onnx model's engine. */
 export interface SherpaSttEngineOptions {

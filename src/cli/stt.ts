@@ -5,6 +5,8 @@ import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
 import { concatPcm } from '../audio/pcm.js';
 import { loadResampler, Resampler } from '../audio/resampler.js';
 import { STT_STREAM_RATE_HZ } from '../catalog/limits.js';
+import { ApiError } from '../errors.js';
+import { parseVocabulary } from '../speech/recognition-request.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS, type ClientFlags } from './api-client.js';
 import { errorFrameToError, openRealtime } from './realtime-client.js';
 import { UsageError } from './usage-error.js';
@@ -75,7 +77,13 @@ async function toStreamAudio(bytes: Buffer): Promise<Int16Array> {
 /** `stt --stream`: a realtime session fed the recording in 20 ms frames; transcripts printed as they come. */
 async function streamStt(bytes: Buffer, values: { lang?: string | undefined; vocabulary?: string | undefined; fast?: boolean | undefined } & ClientFlags): Promise<string> {
   const audio = await toStreamAudio(bytes);
-  const vocabulary = values.vocabulary ? parseVocabularyFlag(values.vocabulary) : [];
+  let vocabulary: string[];
+  try {
+    vocabulary = parseVocabulary(values.vocabulary);
+  } catch (error) {
+    if (error instanceof ApiError) throw new UsageError(`--vocabulary: ${error.detail ?? error.message}`);
+    throw error;
+  }
   const socket = await openRealtime(values, '/stt/stream');
   const finals: string[] = [];
   const done = new Promise<void>((resolve, reject) => {
@@ -104,18 +112,4 @@ async function streamStt(bytes: Buffer, values: { lang?: string | undefined; voc
   await done;
   socket.close();
   return `${finals.length} final transcript${finals.length === 1 ? '' : 's'}, ${(audio.length / STT_STREAM_RATE_HZ).toFixed(2)} s of audio`;
-}
-
-/** `--vocabulary` as the realtime config's list (a JSON array or a comma-separated list). */
-function parseVocabularyFlag(value: string): string[] {
-  if (value.trim().startsWith('[')) {
-    try {
-      const parsed = JSON.parse(value) as unknown;
-      if (Array.isArray(parsed) && parsed.every((term) => typeof term === 'string')) return parsed;
-    } catch {
-      // Reported below.
-    }
-    throw new UsageError('--vocabulary starts with [ but is not a JSON array of strings');
-  }
-  return value.split(',').map((term) => term.trim()).filter(Boolean);
 }

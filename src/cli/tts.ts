@@ -66,23 +66,7 @@ export async function ttsCommand(argv: string[]): Promise<string> {
   if (values.stream) return streamTts(values);
   if ((values.text === undefined) === (values.in === undefined)) throw new UsageError('give exactly one of --text or --in');
   const text = values.text ?? (values.in === '-' ? await readStdin() : await fs.readFile(values.in!, 'utf8'));
-  const number = (flag: string, value: string | undefined): number | undefined => {
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed)) throw new UsageError(`${flag} must be a number, not ${value}`);
-    return parsed;
-  };
-  const body = {
-    text,
-    format: values.format ?? formatFromExtension(values.out) ?? 'mp3',
-    sample_rate_hz: number('--rate', values.rate),
-    voice: values.voice,
-    language: values.language,
-    dialect: values.dialect,
-    speed: number('--speed', values.speed),
-    style: values.style,
-    model: values.model,
-  };
+  const body: Record<string, unknown> = { text, ...requestFields(values, 'mp3') };
   const response = await callApi(values, '/tts', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -91,7 +75,7 @@ export async function ttsCommand(argv: string[]): Promise<string> {
   const audio = Buffer.from(await response.arrayBuffer());
   await fs.writeFile(values.out, audio);
   const duration = response.headers.get('x-speech-audio-duration');
-  return `Wrote ${audio.length} bytes of ${body.format} (${duration} s, ${response.headers.get('x-speech-environment')}) to ${values.out} [${response.headers.get('x-speech-request-id')}]`;
+  return `Wrote ${audio.length} bytes of ${String(body['format'])} (${duration} s, ${response.headers.get('x-speech-environment')}) to ${values.out} [${response.headers.get('x-speech-request-id')}]`;
 }
 
 /** The fields of a synthesis request the flags give (everything but the text). */
