@@ -46,6 +46,10 @@ export interface Config {
   readonly realtimeSandboxKeyMaxSessions: number;
   /** A realtime session that receives no frame for this long is closed. */
   readonly realtimeIdleTimeoutMs: number;
+  /** Pings go out this often on a realtime socket; a client that missed the last one is cut off. */
+  readonly realtimeHeartbeatMs: number;
+  /** New realtime sessions are refused (`host_load`) while the event loop's p99 delay is above this. */
+  readonly realtimeMaxLoopDelayMs: number;
   /** Folder of installed recognition models (`sprachrohr models`), one folder per model. */
   readonly modelsDir: string;
   /** An operator's model catalog file laid over the built-in one, or `null`. */
@@ -122,7 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     ttsEngine,
     // One core stays with the event loop: with a worker on every core, the operating system
     // takes the event loop off the CPU for 10–30 ms at a time under load (measured here).
-    ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(1, cores - 1), 1, 256),
+    ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(2, cores - 1), 1, 256),
     voicesDir: env['SPRACHROHR_VOICES_DIR'] ? path.resolve(env['SPRACHROHR_VOICES_DIR']) : null,
     sttEngine,
     sttWorkers: integer(env, 'SPRACHROHR_STT_WORKERS', Math.max(1, cores - 1), 1, 256),
@@ -131,6 +135,8 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeKeyMaxSessions: integer(env, 'SPRACHROHR_REALTIME_KEY_MAX_SESSIONS', 100, 1, 1_000_000),
     realtimeSandboxKeyMaxSessions: integer(env, 'SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS', 10, 1, 1_000_000),
     realtimeIdleTimeoutMs: integer(env, 'SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    realtimeHeartbeatMs: integer(env, 'SPRACHROHR_REALTIME_HEARTBEAT_MS', 15_000, 100, 600_000),
+    realtimeMaxLoopDelayMs: integer(env, 'SPRACHROHR_REALTIME_MAX_LOOP_DELAY_MS', 100, 10, 60_000),
     modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
     modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
   };
@@ -151,7 +157,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
   ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
-  ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 1)'],
+  ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 2)'],
   ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
   ['SPRACHROHR_STT_ENGINE', 'live recognition: pocketsphinx (embedded English, used when installed; default) or none'],
   ['SPRACHROHR_STT_WORKERS', 'worker threads of the embedded recogniser (default: cores - 1, at least 1)'],
@@ -159,6 +165,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_REALTIME_KEY_MAX_SESSIONS', 'realtime sessions open at once per live key (default 100)'],
   ['SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS', 'realtime sessions open at once per sandbox key (default 10)'],
   ['SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS', 'a realtime session without a frame for this long is closed (default 30000)'],
+  ['SPRACHROHR_REALTIME_HEARTBEAT_MS', 'ping interval on realtime sockets; a client that missed the last ping is cut off (default 15000)'],
+  ['SPRACHROHR_REALTIME_MAX_LOOP_DELAY_MS', 'new realtime sessions are refused (host_load) while the event loop p99 delay exceeds this (default 100)'],
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],

@@ -48,7 +48,7 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
   await installWebSockets(app);
 
   // Refuses new realtime sessions while the event loop is already late for the open ones.
-  const hostLoad = new HostLoad();
+  const hostLoad = new HostLoad(services.config.realtimeMaxLoopDelayMs);
   app.addHook('onClose', async () => hostLoad.close());
 
   app.decorateRequest('principal', null);

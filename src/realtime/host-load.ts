@@ -1,7 +1,5 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
-/** Event-loop delay (p99 over the last window) above which new sessions are refused. */
-const OVERLOADED_P99_MS = 100;
 /** How often the window turns over. */
 const WINDOW_MS = 2000;
 
@@ -14,7 +12,8 @@ export class HostLoad {
   private readonly timer: NodeJS.Timeout;
   private lastP99Ms = 0;
 
-  constructor() {
+  /** @param overloadedP99Ms event-loop delay (p99 over the last window) above which new sessions are refused */
+  constructor(private readonly overloadedP99Ms: number) {
     this.histogram = monitorEventLoopDelay({ resolution: 10 });
     this.histogram.enable();
     this.timer = setInterval(() => {
@@ -25,7 +24,7 @@ export class HostLoad {
   }
 
   get overloaded(): boolean {
-    return this.lastP99Ms > OVERLOADED_P99_MS;
+    return this.lastP99Ms > this.overloadedP99Ms;
   }
 
   close(): void {

@@ -62,9 +62,9 @@ export async function installWebSockets(app: FastifyInstance): Promise<void> {
 /** Registers the realtime routes (after {@link installWebSockets}). */
 export function registerRealtimeRoutes(app: FastifyInstance, services: AppServices): void {
   app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) => {
-    serveTtsStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'] });
+    serveTtsStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'], transport: request.socket });
   });
   app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) => {
-    serveSttStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'] });
+    serveSttStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'], transport: request.socket });
   });
 }

@@ -33,7 +33,7 @@ interface Server {
   readonly dataDir: string;
 }
 
-async function startServer(): Promise<Server> {
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-realtime-bench-'));
   const { store, keys } = openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
   const liveKeys: string[] = [];
@@ -43,22 +43,26 @@ async function startServer(): Promise<Server> {
     sandboxKeys.push((await keys.create(`bench sandbox ${i}`, 'sandbox')).key);
   }
   await store.close();
-  const server = await startServeProcess({ SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS: '100', SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS: '120000' });
+  const server = await startServeProcess({ SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS: '100', SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS: '120000', ...env });
   const address = server.address.replace(/^http:\/\//, '');
   return { process: server, ws: `ws://${address}/v1`, liveKeys, sandboxKeys, dataDir };
 }
 
-async function stopServer(server: Server): Promise<void> {
+export async function stopServer(server: Server): Promise<void> {
   await stopServeProcess(server.process);
   await fs.rm(server.dataDir, { recursive: true, force: true });
 }
 
-/** Opens a session socket; frames are handed to `onFrame` with their arrival time. */
-function open(url: string, key: string, onFrame: (frame: Record<string, unknown>, atMs: number) => void): Promise<WebSocket> {
+/**
+ * Opens a session socket; JSON frames are handed to `onFrame` with their arrival time, binary
+ * frames (audio with `transport: binary`) to `onBinary`.
+ */
+function open(url: string, key: string, onFrame: (frame: Record<string, unknown>, atMs: number) => void, onBinary: (atMs: number) => void = () => {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers: { 'X-API-Key': key } });
     socket.on('message', (data: Buffer, isBinary: boolean) => {
-      if (!isBinary) onFrame(JSON.parse(data.toString('utf8')) as Record<string, unknown>, performance.now());
+      if (isBinary) onBinary(performance.now());
+      else onFrame(JSON.parse(data.toString('utf8')) as Record<string, unknown>, performance.now());
     });
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
@@ -104,18 +108,34 @@ function speech(): Buffer {
 }
 
 /**
- * Where speech ends in `speech()`: the end of its last 20 ms frame louder than RMS 500 (the
- * recording's noise floor is far below), in seconds. The voice activity detector hears a little
- * of the quieter tail as speech too, so a final's lag from here includes that.
+ * Where speech ends in `speech()`, in seconds: the end of its last 20 ms frame within 30 dB of
+ * its loudest, measured after a high-pass that removes the recording's DC offset and rumble.
+ * In this recording that is the quiet release after "meters" (about 110 ms past the last frame
+ * louder than RMS 500, the line earlier runs measured from).
  */
-function speechEndSeconds(audio: Buffer): number {
-  let end = 0;
-  for (let at = 0; at + 640 <= audio.length; at += 640) {
-    let sum = 0;
-    for (let i = at; i < at + 640; i += 2) sum += audio.readInt16LE(i) ** 2;
-    if (Math.sqrt(sum / 320) > 500) end = (at + 640) / 32000;
+export function speechEndSeconds(audio: Buffer): number {
+  const samples = audio.length / 2;
+  const filtered = new Float64Array(samples);
+  let previousIn = 0;
+  let previousOut = 0;
+  for (let i = 0; i < samples; i++) {
+    const x = audio.readInt16LE(i * 2);
+    previousOut = x - previousIn + 0.97 * previousOut;
+    previousIn = x;
+    filtered[i] = previousOut;
   }
-  return end;
+  const frameRms: number[] = [];
+  for (let at = 0; at + 320 <= samples; at += 320) {
+    let sum = 0;
+    for (let i = at; i < at + 320; i++) sum += filtered[i]! ** 2;
+    frameRms.push(Math.sqrt(sum / 320));
+  }
+  const floor = Math.max(...frameRms) * 10 ** (-30 / 20);
+  let lastLoud = -1;
+  frameRms.forEach((rms, frame) => {
+    if (rms > floor) lastLoud = frame;
+  });
+  return ((lastLoud + 1) * 320) / 16000;
 }
 
 /** Recognition with audio sent in real time: partial lags and final lags beyond the hangover. */
@@ -155,8 +175,21 @@ async function recognitionLag(server: Server, keys: readonly string[], sessions:
   return { partialLags, finalLags };
 }
 
-/** Many synthesis sessions at once: how late each frame is against real-time playback. */
-async function concurrentSynthesis(server: Server, sessions: number): Promise<{ frames: number; lateOver20Ms: number; worstLateMs: number; firstAudioP50Ms: number; firstAudioMaxMs: number }> {
+/** What a crowd of synthesis sessions measured. */
+export interface CrowdSynthesis {
+  frames: number;
+  lateOver20Ms: number;
+  worstLateMs: number;
+  firstAudioP50Ms: number;
+  firstAudioMaxMs: number;
+}
+
+/**
+ * Many synthesis sessions opened at once, each speaking two sentences: how late each audio
+ * frame arrives against real-time playback from the session's first frame (first + seq × 20 ms).
+ * With `transport: binary` the frames' order is their sequence.
+ */
+export async function concurrentSynthesis(server: Server, sessions: number, transport: 'json' | 'binary'): Promise<CrowdSynthesis> {
   let frames = 0;
   let late = 0;
   let worst = 0;
@@ -165,25 +198,32 @@ async function concurrentSynthesis(server: Server, sessions: number): Promise<{ 
     Array.from({ length: sessions }, async (_, index) => {
       let first = 0;
       let appendedAt = 0;
+      let received = 0;
       let done!: () => void;
       const complete = new Promise<void>((resolve) => (done = resolve));
       let readyResolve!: () => void;
       const ready = new Promise<void>((resolve) => (readyResolve = resolve));
-      const socket = await open(`${server.ws}/tts/stream`, server.liveKeys[index % 10]!, (frame, at) => {
-        if (frame['type'] === 'session.ready') readyResolve();
-        if (frame['type'] === 'audio.chunk') {
-          if (first === 0) {
-            first = at;
-            firstAudio.push(at - appendedAt);
-          }
-          const lateness = at - (first + (frame['seq'] as number) * 20);
-          frames += 1;
-          if (lateness > 20) late += 1;
-          worst = Math.max(worst, lateness);
+      const onAudio = (seq: number, at: number): void => {
+        if (first === 0) {
+          first = at;
+          firstAudio.push(at - appendedAt);
         }
-        if (frame['type'] === 'session.complete') done();
-      });
-      socket.send(JSON.stringify(START));
+        const lateness = at - (first + seq * 20);
+        frames += 1;
+        if (lateness > 20) late += 1;
+        worst = Math.max(worst, lateness);
+      };
+      const socket = await open(
+        `${server.ws}/tts/stream`,
+        server.liveKeys[index % 10]!,
+        (frame, at) => {
+          if (frame['type'] === 'session.ready') readyResolve();
+          if (frame['type'] === 'audio.chunk') onAudio(frame['seq'] as number, at);
+          if (frame['type'] === 'session.complete') done();
+        },
+        (at) => onAudio(received++, at),
+      );
+      socket.send(JSON.stringify({ ...START, transport }));
       await ready;
       appendedAt = performance.now();
       socket.send(JSON.stringify({ type: 'text.append', text: 'Grüezi und willkommen. Für Fragen zur Rechnung drücken Sie bitte die Eins. ' }));

@@ -11,7 +11,9 @@ export interface ServeProcess {
 }
 
 export function startServeProcess(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--single-threaded-gc', CLI, 'serve'], {
+  // BENCH_SERVER_NODE_FLAGS adds flags for the server's Node (e.g. `--cpu-prof` to profile it).
+  const extraFlags = (process.env['BENCH_SERVER_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+  const child = spawn(process.execPath, ['--single-threaded-gc', ...extraFlags, CLI, 'serve'], {
     env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
