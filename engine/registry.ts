@@ -1,5 +1,6 @@
 import type { DialectRenderer } from './dialect/dialect-renderer.js';
 import { SwissGermanRenderer } from './dialect/swiss-german-renderer.js';
+import { findEspeakLibrary } from './espeak/espeak-native.js';
 import { EspeakPool } from './espeak/espeak-pool.js';
 import { EspeakTtsEngine } from './espeak/espeak-tts.js';
 import { espeakLanguageVoices, ESPEAK_VOICE_STYLES } from './espeak/espeak-voices.js';
@@ -35,6 +36,8 @@ export interface EngineRegistryOptions {
   readonly ttsEngine: TtsEngineChoice;
   /** Worker threads of the eSpeak pool. */
   readonly ttsWorkers: number;
+  /** libespeak-ng's file when not in a usual library directory (`SPRACHROHR_ESPEAK_LIBRARY`). */
+  readonly espeakLibrary?: string;
   /** The live recognition engine; `pocketsphinx` is used when Debian's packages are installed. */
   readonly sttEngine: 'pocketsphinx' | 'none';
   /** Worker threads of the embedded recogniser and of each installed model. */
@@ -101,7 +104,7 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
   }
   let pool: EspeakPool | null = null;
   if (options.ttsEngine === 'espeak') {
-    pool = await EspeakPool.start(options.ttsWorkers);
+    pool = await EspeakPool.start(options.ttsWorkers, findEspeakLibrary(options.espeakLibrary));
     try {
       // The first synthesis per voice loads its dictionary (50–300 ms): do it now, not on a call.
       const variants = Object.values(ESPEAK_VOICE_STYLES).map((style) => style.variant);

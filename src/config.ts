@@ -30,6 +30,8 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** Live synthesis engine: `espeak` (embedded) or `none`. */
   readonly ttsEngine: 'espeak' | 'none';
+  /** libespeak-ng's file, when it is not in a usual library directory. */
+  readonly espeakLibrary: string | undefined;
   /** Worker threads of the embedded synthesis engine. */
   readonly ttsWorkers: number;
   /** Folder of neural voice models for `studio`, or `null` for none. */
@@ -126,8 +128,9 @@ export function loadConfig(env: Env = process.env): Config {
     ttsEngine,
     // One core stays with the event loop: with a worker on every core, the operating system
     // takes the event loop off the CPU for 10–30 ms at a time under load (measured here).
-    ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(2, cores - 1), 1, 256),
+    ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(1, cores - 1), 1, 256),
     voicesDir: env['SPRACHROHR_VOICES_DIR'] ? path.resolve(env['SPRACHROHR_VOICES_DIR']) : null,
+    espeakLibrary: env['SPRACHROHR_ESPEAK_LIBRARY'] ? path.resolve(env['SPRACHROHR_ESPEAK_LIBRARY']) : undefined,
     sttEngine,
     sttWorkers: integer(env, 'SPRACHROHR_STT_WORKERS', Math.max(1, cores - 1), 1, 256),
     pocketsphinxModelDir: path.resolve(text(env, 'SPRACHROHR_POCKETSPHINX_MODEL', '/usr/share/pocketsphinx/model/en-us')),
@@ -157,7 +160,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
   ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
-  ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 2)'],
+  ['SPRACHROHR_ESPEAK_LIBRARY', 'libespeak-ng.so.1 when it is not in a usual library directory (Debian: libespeak-ng1)'],
+  ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 1)'],
   ['SPRACHROHR_VOICES_DIR', 'folder of neural voice models for studio: <voice>/<language>/model.onnx'],
   ['SPRACHROHR_STT_ENGINE', 'live recognition: pocketsphinx (embedded English, used when installed; default) or none'],
   ['SPRACHROHR_STT_WORKERS', 'worker threads of the embedded recogniser (default: cores - 1, at least 1)'],

@@ -42,6 +42,7 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
     sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
     ttsEngine: config.ttsEngine,
     ttsWorkers: config.ttsWorkers,
+    ...(config.espeakLibrary ? { espeakLibrary: config.espeakLibrary } : {}),
     sttEngine: config.sttEngine,
     sttWorkers: config.sttWorkers,
     pocketsphinxModelDir: config.pocketsphinxModelDir,

@@ -29,11 +29,17 @@ export class EspeakPool {
   private nextId = 1;
   private closed = false;
 
-  private constructor(private readonly size: number) {}
+  private constructor(
+    private readonly size: number,
+    private readonly libraryPath: string,
+  ) {}
 
-  /** Starts `size` workers and waits until each has loaded eSpeak. */
-  static async start(size: number): Promise<EspeakPool> {
-    const pool = new EspeakPool(size);
+  /**
+   * Starts `size` workers and waits until each has loaded eSpeak.
+   * @param libraryPath libespeak-ng's file (see {@link findEspeakLibrary}); each worker loads its own copy
+   */
+  static async start(size: number, libraryPath: string): Promise<EspeakPool> {
+    const pool = new EspeakPool(size, libraryPath);
     await Promise.all(Array.from({ length: size }, () => pool.spawn()));
     return pool;
   }
@@ -44,7 +50,7 @@ export class EspeakPool {
   }
 
   private spawn(): Promise<void> {
-    const worker = startWorkerThread(import.meta.url, 'espeak-worker');
+    const worker = startWorkerThread(import.meta.url, 'espeak-worker', { libraryPath: this.libraryPath });
     const slot: Slot = { worker, listener: null, fail: null };
     return new Promise((resolve, reject) => {
       const onReady = (message: WorkerMessage) => {

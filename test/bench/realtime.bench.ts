@@ -1,12 +1,13 @@
 /**
- * The realtime endpoints over loopback against one `sprachrohr serve` process (eSpeak NG and
- * pocketsphinx, one worker each, as on two cores):
+ * The realtime endpoints over loopback against one `sprachrohr serve` process with the defaults
+ * of a two-core machine (eSpeak NG and pocketsphinx, one worker each):
  * - synthesis: time from `text.append` (a complete sentence) to the first `audio.chunk`;
  * - recognition: partial lag (arrival minus the time the audio it had heard was sent) and the
  *   final's arrival after the end of speech beyond the 500 ms hangover, audio sent in real time;
- * - concurrency: 100 eSpeak synthesis sessions at once (every frame against its playback deadline:
- *   first frame + seq × 20 ms) and 50 recognition sessions at once (sandbox recogniser, so the
- *   media path is measured: one pocketsphinx worker takes 8 streams), audio sent in real time.
+ * - concurrency: 100 eSpeak synthesis sessions at once, JSON then binary transport (every frame
+ *   against its playback deadline: first frame + seq × 20 ms), and 50 recognition sessions at
+ *   once (sandbox recogniser, so the media path is measured: one pocketsphinx worker takes 8
+ *   streams), audio sent in real time.
  * Run: npm run bench (or, after npm run build: node --import tsx test/bench/realtime.bench.ts)
  */
 import { readFileSync } from 'node:fs';
@@ -239,7 +240,8 @@ export interface RealtimeFigures {
   firstAudioMs: { p50: number; p95: number; count: number };
   partialLagMs: { p50: number; p95: number; count: number };
   finalBeyondHangoverMs: { p50: number; p95: number; count: number };
-  synthesis100: { frames: number; lateOver20Ms: number; worstLateMs: number; firstAudioP50Ms: number; firstAudioMaxMs: number };
+  /** 100 sessions at once, audio as JSON `audio.chunk` frames, then as binary frames. */
+  synthesis100: { json: CrowdSynthesis; binary: CrowdSynthesis };
   recognition50: { partials: number; partialLagP99Ms: number; partialLagMaxMs: number; finals: number; finalBeyondHangoverP99Ms: number };
 }
 
@@ -252,7 +254,7 @@ export async function benchRealtime(): Promise<RealtimeFigures> {
     await firstAudio(server, 5); // warm-up
     const first = await firstAudio(server, 30);
     const live = await recognitionLag(server, server.liveKeys, 1, 5);
-    const synthesis100 = await concurrentSynthesis(server, 100);
+    const synthesis100 = { json: await concurrentSynthesis(server, 100, 'json'), binary: await concurrentSynthesis(server, 100, 'binary') };
     const crowd = await recognitionLag(server, server.sandboxKeys, 50, 1);
     return {
       firstAudioMs: summary(first),
@@ -281,9 +283,11 @@ export function printRealtimeFigures(figures: RealtimeFigures): void {
   console.log(`| text.append → first audio.chunk (${f.firstAudioMs.count} sessions) | p50 ${f.firstAudioMs.p50.toFixed(1)} ms, p95 ${f.firstAudioMs.p95.toFixed(1)} ms | p50 ≤ 40, p95 ≤ 80 ms |`);
   console.log(`| recognition partial lag, audio in real time (${f.partialLagMs.count} partials) | p50 ${f.partialLagMs.p50.toFixed(1)} ms, p95 ${f.partialLagMs.p95.toFixed(1)} ms | ≤ 60 ms |`);
   console.log(`| final after end of speech, beyond the 500 ms hangover (${f.finalBeyondHangoverMs.count} finals) | p50 ${f.finalBeyondHangoverMs.p50.toFixed(1)} ms, p95 ${f.finalBeyondHangoverMs.p95.toFixed(1)} ms | ≤ 150 ms |`);
-  const s = f.synthesis100;
-  console.log(`| 100 synthesis sessions at once (eSpeak NG): frames later than playback deadline + 20 ms | ${s.lateOver20Ms} of ${s.frames} (worst ${s.worstLateMs.toFixed(1)} ms late) | none |`);
-  console.log(`| the same 100 sessions: text.append → first audio.chunk | p50 ${s.firstAudioP50Ms.toFixed(0)} ms, max ${s.firstAudioMaxMs.toFixed(0)} ms | — |`);
+  for (const transport of ['json', 'binary'] as const) {
+    const s = f.synthesis100[transport];
+    console.log(`| 100 synthesis sessions at once (eSpeak NG), ${transport} transport: frames later than playback deadline + 20 ms | ${s.lateOver20Ms} of ${s.frames} (worst ${s.worstLateMs.toFixed(1)} ms late) | none |`);
+    console.log(`| the same 100 sessions: text.append → first audio frame | p50 ${s.firstAudioP50Ms.toFixed(0)} ms, max ${s.firstAudioMaxMs.toFixed(0)} ms | — |`);
+  }
   const r = f.recognition50;
   console.log(`| 50 recognition sessions at once (sandbox recogniser), audio in real time | ${r.finals} finals, final beyond hangover p99 ${r.finalBeyondHangoverP99Ms.toFixed(1)} ms | — |`);
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findEspeakLibrary } from '../../engine/espeak/espeak-native.js';
 import { EspeakPool } from '../../engine/espeak/espeak-pool.js';
 import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
 import { EspeakTtsEngine, segmentToSsml } from '../../engine/espeak/espeak-tts.js';
@@ -14,7 +15,7 @@ import { collect, joinAudio, rms, textDocument, ttsConformance } from './tts-con
 
 let pool: EspeakPool;
 beforeAll(async () => {
-  pool = await EspeakPool.start(Math.min(2, os.availableParallelism()));
+  pool = await EspeakPool.start(Math.min(2, os.availableParallelism()), findEspeakLibrary(undefined));
 });
 afterAll(async () => pool.close());
 
@@ -164,7 +165,7 @@ describe('eSpeak NG speaks Swiss German with its pronunciation', () => {
 
 describe('the eSpeak pool serves the earliest need first', () => {
   it('gives a free worker to the job needed soonest, not the one that asked first', async () => {
-    const single = await EspeakPool.start(1);
+    const single = await EspeakPool.start(1, findEspeakLibrary(undefined));
     try {
       const job = (text: string) => ({ ssml: `<speak>${text}</speak>`, voice: 'de', wordsPerMinute: 175, pitch: 50, range: 50 });
       const signal = new AbortController().signal;
@@ -184,6 +185,43 @@ describe('the eSpeak pool serves the earliest need first', () => {
       expect(order).toEqual(['busy', 'now', 'later']);
     } finally {
       await single.close();
+    }
+  });
+});
+
+describe('eSpeak workers side by side', () => {
+  it('gives each worker its own eSpeak: two languages at once come out as they do one after another', async () => {
+    // libespeak-ng keeps its state in globals; each worker loads its own copy of the library.
+    // eSpeak varies a sample or two between runs, so the words and their timing are compared.
+    const twoWorkers = await EspeakPool.start(2, findEspeakLibrary(undefined));
+    try {
+      const jobs = [
+        { ssml: '<speak>Grüezi und willkommen beim Kundendienst der Stadtwerke.</speak>', voice: 'gmw/de+f3', wordsPerMinute: 165, pitch: 55, range: 50 },
+        { ssml: '<speak>Bonjour et bienvenue au service clientèle, merci de patienter.</speak>', voice: 'roa/fr+m3', wordsPerMinute: 180, pitch: 40, range: 60 },
+      ];
+      const signal = new AbortController().signal;
+      const run = async (job: (typeof jobs)[number]) => {
+        let samples = 0;
+        const words: Array<{ at: number; ms: number }> = [];
+        for await (const message of twoWorkers.synthesize(job, signal)) {
+          if (message.type === 'done') break;
+          samples += message.pcm.length;
+          for (const event of message.events) if (event.type === 'word') words.push({ at: event.textPosition, ms: event.audioPositionMs });
+        }
+        return { seconds: samples / 22050, words };
+      };
+      const alone = [await run(jobs[0]!), await run(jobs[1]!)];
+      for (let round = 0; round < 5; round++) {
+        const together = await Promise.all(jobs.map(run));
+        together.forEach((result, index) => {
+          const expected = alone[index]!.words;
+          expect(result.words.map((word) => word.at)).toEqual(expected.map((word) => word.at));
+          result.words.forEach((word, at) => expect(Math.abs(word.ms - expected[at]!.ms)).toBeLessThanOrEqual(20));
+          expect(Math.abs(result.seconds - alone[index]!.seconds)).toBeLessThan(0.02);
+        });
+      }
+    } finally {
+      await twoWorkers.close();
     }
   });
 });

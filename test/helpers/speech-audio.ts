@@ -1,3 +1,4 @@
+import { findEspeakLibrary } from '../../engine/espeak/espeak-native.js';
 import { EspeakPool } from '../../engine/espeak/espeak-pool.js';
 import { EspeakTtsEngine } from '../../engine/espeak/espeak-tts.js';
 import { concatPcm } from '../../src/audio/pcm.js';
@@ -12,7 +13,7 @@ export class SpeechAudio {
 
   static async start(): Promise<SpeechAudio> {
     await loadResampler();
-    return new SpeechAudio(await EspeakPool.start(1));
+    return new SpeechAudio(await EspeakPool.start(1, findEspeakLibrary(undefined)));
   }
 
   /** `text` spoken in `language` by `voice`, as PCM16 mono at `rateHz`. */
@@ -48,7 +49,8 @@ export function loudSpan(pcm: Int16Array, rateHz: number, from = 0, to = pcm.len
   const frame = rateHz / 50;
   let start = -1;
   let end = -1;
-  for (let at = from; at + frame <= to; at += frame) {
+  // Bounds computed from seconds may be a hair off a whole sample.
+  for (let at = Math.round(from); at + frame <= Math.round(to); at += frame) {
     let sum = 0;
     for (let i = at; i < at + frame; i++) sum += pcm[i]! * pcm[i]!;
     if (Math.sqrt(sum / frame) > threshold) {
