@@ -1,0 +1,153 @@
+/**
+ * The SIP transports of the embedded stack: one UDP socket, one TCP listener and, when a
+ * certificate is configured, one TLS listener, all on the same address. Received bytes are
+ * parsed (datagrams whole, streams cut at Content-Length) and handed up with where they came
+ * from; responses to a stream request go back over its connection (RFC 3261 section 18.2.2).
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Logger } from 'pino';
+import { parseSipMessage, type ParseResult } from './sip-parser.js';
+import { SipStreamFramer } from './sip-stream-framer.js';
+
+export type TransportName = 'UDP' | 'TCP' | 'TLS';
+
+/** Where a message came from or goes to. */
+export interface SipPeer {
+  readonly transport: TransportName;
+  readonly address: string;
+  readonly port: number;
+}
+
+/** Listening options. */
+export interface SipTransportOptions {
+  readonly host: string;
+  /** UDP and TCP port (0 picks a free one, the same for both when it can). */
+  readonly port: number;
+  /** TLS listener port and credentials; no TLS without them. */
+  readonly tls?: { readonly port: number; readonly key: Buffer; readonly cert: Buffer };
+  /** Most stream connections open at once (others are refused at accept). */
+  readonly maxConnections?: number;
+  /** A stream connection without a message for this long is closed. */
+  readonly idleTimeoutMs?: number;
+  readonly logger: Logger;
+}
+
+const peerKey = (peer: SipPeer): string => `${peer.transport}|${peer.address}|${peer.port}`;
+
+/** Listeners and connections of one SIP endpoint. */
+export class SipTransport {
+  private udp: dgram.Socket | null = null;
+  private tcp: net.Server | null = null;
+  private tlsServer: tls.Server | null = null;
+  private readonly connections = new Map<string, net.Socket>();
+  private handler: (result: ParseResult, peer: SipPeer) => void = () => {};
+  /** Bound address and ports. */
+  udpPort = 0;
+  tcpPort = 0;
+  tlsPort: number | null = null;
+
+  constructor(private readonly options: SipTransportOptions) {}
+
+  /** Receives every parsed (or refused) message with its sender. */
+  onMessage(handler: (result: ParseResult, peer: SipPeer) => void): void {
+    this.handler = handler;
+  }
+
+  get host(): string {
+    return this.options.host;
+  }
+
+  /** Binds UDP and TCP (and TLS); rejects when an address is taken. */
+  async listen(): Promise<void> {
+    const family = net.isIPv6(this.options.host) ? 'udp6' : 'udp4';
+    const udp = dgram.createSocket({ type: family, reuseAddr: false });
+    udp.on('message', (data, remote) => this.handler(parseSipMessage(data), { transport: 'UDP', address: remote.address, port: remote.port }));
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(this.options.port, this.options.host, () => {
+        udp.off('error', reject);
+        resolve();
+      });
+    });
+    // After binding, socket errors (ICMP unreachable on some systems) are logged, never thrown.
+    udp.on('error', (error) => this.options.logger.warn({ err: error }, 'SIP UDP socket error'));
+    this.udp = udp;
+    this.udpPort = udp.address().port;
+    this.tcp = net.createServer((socket) => this.accept(socket, 'TCP'));
+    this.tcpPort = await this.listenStream(this.tcp, this.udpPort);
+    if (this.options.tls) {
+      this.tlsServer = tls.createServer({ key: this.options.tls.key, cert: this.options.tls.cert }, (socket) => this.accept(socket, 'TLS'));
+      this.tlsPort = await this.listenStream(this.tlsServer, this.options.tls.port);
+    }
+  }
+
+  private listenStream(server: net.Server, port: number): Promise<number> {
+    server.maxConnections = this.options.maxConnections ?? 1024;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.options.host, () => {
+        server.off('error', reject);
+        server.on('error', (error) => this.options.logger.warn({ err: error }, 'SIP stream listener error'));
+        resolve((server.address() as net.AddressInfo).port);
+      });
+    });
+  }
+
+  private accept(socket: net.Socket, transport: 'TCP' | 'TLS'): void {
+    const peer: SipPeer = { transport, address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    this.track(peer, socket);
+  }
+
+  /** Reads messages from a stream connection and remembers it for responses. */
+  private track(peer: SipPeer, socket: net.Socket): void {
+    const key = peerKey(peer);
+    this.connections.set(key, socket);
+    const framer = new SipStreamFramer();
+    socket.setTimeout(this.options.idleTimeoutMs ?? 10 * 60_000, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      const { messages, fatal } = framer.push(chunk);
+      for (const message of messages) this.handler(parseSipMessage(message), peer);
+      if (fatal) {
+        this.options.logger.warn({ peer, reason: fatal }, 'SIP stream connection dropped');
+        socket.destroy();
+      }
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      if (this.connections.get(key) === socket) this.connections.delete(key);
+    });
+  }
+
+  /**
+   * Sends bytes to a peer. Over UDP one datagram; over a stream the connection it came on, or
+   * a new one (TCP or TLS) when none is open.
+   */
+  send(data: Buffer, peer: SipPeer): void {
+    if (peer.transport === 'UDP') {
+      this.udp?.send(data, peer.port, peer.address);
+      return;
+    }
+    let socket = this.connections.get(peerKey(peer));
+    if (!socket || socket.destroyed) {
+      socket =
+        peer.transport === 'TLS'
+          ? tls.connect({ host: peer.address, port: peer.port })
+          : net.connect({ host: peer.address, port: peer.port });
+      this.track(peer, socket);
+    }
+    socket.write(data);
+  }
+
+  /** Closes listeners and connections. */
+  async close(): Promise<void> {
+    for (const socket of this.connections.values()) socket.destroy();
+    this.connections.clear();
+    await Promise.all([
+      new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
+      new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve())),
+      new Promise<void>((resolve) => (this.tlsServer ? this.tlsServer.close(() => resolve()) : resolve())),
+    ]);
+  }
+}
