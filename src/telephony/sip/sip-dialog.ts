@@ -199,6 +199,8 @@ export class SipDialog extends EventEmitter<SipDialogEvents> {
       return;
     }
     this.reofferPending = true;
+    // The application may take a moment to answer; stop the caller's retransmissions now.
+    if (request.method === 'INVITE') transaction.respond(buildResponse(request, 100, transaction.source));
     let replied = false;
     const reply = (answer: SessionBody | number): void => {
       if (replied || this.state === 'ended') return;
