@@ -1,0 +1,146 @@
+/**
+ * Who may call the gateway and how many at once: the source address must be on the allow-list
+ * (CIDR, `net.BlockList`), digest authentication (RFC 3261 section 22, RFC 8760 SHA-256) is
+ * asked for when credentials are configured, and calls are counted per source and overall.
+ * Refusals cost nothing: no dialog, no media port, no engine.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import net from 'node:net';
+import type { SipDialog } from './sip-dialog.js';
+import type { CallRefusal } from './sip-endpoint.js';
+import type { SipRequest } from './sip-message.js';
+import type { SipPeer } from './sip-transport.js';
+
+export interface CallAdmissionOptions {
+  /** Sources allowed to call, as CIDR (`10.0.0.0/8`, `2001:db8::/32`) or single addresses. */
+  readonly allow: readonly string[];
+  /** Digest credentials; calls from allowed sources must also authenticate when set. */
+  readonly digest?: { readonly realm: string; readonly user: string; readonly password: string };
+  readonly maxCalls: number;
+  readonly maxCallsPerSource: number;
+  /** How long a nonce stays valid. */
+  readonly nonceLifetimeMs?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * Parses an allow-list entry into a block list rule.
+ * @throws RangeError naming the entry when it is not an address or CIDR
+ */
+function addRule(list: net.BlockList, entry: string): void {
+  const [address, prefix] = entry.trim().split('/') as [string, string | undefined];
+  const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
+  if (!family) throw new RangeError(`${JSON.stringify(entry)} is not an IP address or CIDR range`);
+  if (prefix === undefined) return list.addAddress(address, family);
+  const bits = Number(prefix);
+  if (!/^\d{1,3}$/.test(prefix) || bits > (family === 'ipv4' ? 32 : 128)) throw new RangeError(`${JSON.stringify(entry)} has an invalid prefix length`);
+  list.addSubnet(address, bits, family);
+}
+
+/** `name=value` and `name="quoted, value"` pairs of an Authorization header (names lower case). */
+function authParams(text: string): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const match of text.matchAll(/([A-Za-z0-9-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g)) {
+    params.set(match[1]!.toLowerCase(), match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[3]!);
+  }
+  return params;
+}
+
+/** The admission rules of the SIP side. */
+export class CallAdmission {
+  private readonly allowed = new net.BlockList();
+  private readonly perSource = new Map<string, number>();
+  private total = 0;
+  /** Signs nonces, so no nonce needs to be remembered (stateless challenges). */
+  private readonly nonceKey = randomBytes(32);
+
+  /** @throws RangeError for an allow-list entry that is not an address or CIDR */
+  constructor(private readonly options: CallAdmissionOptions) {
+    for (const entry of options.allow) addRule(this.allowed, entry);
+  }
+
+  /** Calls admitted and not yet ended. */
+  get activeCalls(): number {
+    return this.total;
+  }
+
+  /** The refusal for a new INVITE, or null to let it in. */
+  check(invite: SipRequest, source: SipPeer): CallRefusal | null {
+    const family = net.isIPv6(source.address) ? 'ipv6' : 'ipv4';
+    const address = source.address.replace(/^::ffff:/, '');
+    if (!this.allowed.check(address, net.isIPv4(address) ? 'ipv4' : family)) return { status: 403 };
+    if (this.options.digest) {
+      const stale = this.verify(invite);
+      if (stale !== true) return { status: 401, headers: this.challenge(stale === 'stale') };
+    }
+    if (this.total >= this.options.maxCalls) return { status: 503, headers: [['Retry-After', '5']] };
+    if ((this.perSource.get(address) ?? 0) >= this.options.maxCallsPerSource) return { status: 503, headers: [['Retry-After', '5']] };
+    return null;
+  }
+
+  /** Counts an admitted call until its dialog ends. */
+  track(dialog: SipDialog, source: SipPeer): void {
+    const address = source.address.replace(/^::ffff:/, '');
+    this.total += 1;
+    this.perSource.set(address, (this.perSource.get(address) ?? 0) + 1);
+    dialog.once('ended', () => {
+      this.total -= 1;
+      const left = (this.perSource.get(address) ?? 1) - 1;
+      if (left === 0) this.perSource.delete(address);
+      else this.perSource.set(address, left);
+    });
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private nonce(): string {
+    const issued = this.now().toString(36);
+    const signature = createHmac('sha256', this.nonceKey).update(issued).digest('base64url').slice(0, 22);
+    return `${issued}.${signature}`;
+  }
+
+  /** Whether a nonce is ours: 'fresh', 'stale' (ours, expired) or 'foreign'. */
+  private nonceState(nonce: string): 'fresh' | 'stale' | 'foreign' {
+    const [issued, signature] = nonce.split('.');
+    if (!issued || !signature) return 'foreign';
+    const expected = createHmac('sha256', this.nonceKey).update(issued).digest('base64url').slice(0, 22);
+    if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature))) return 'foreign';
+    return this.now() - parseInt(issued, 36) > (this.options.nonceLifetimeMs ?? 300_000) ? 'stale' : 'fresh';
+  }
+
+  private challenge(stale: boolean): Array<[string, string]> {
+    const { realm } = this.options.digest!;
+    const nonce = this.nonce();
+    const staleParam = stale ? ', stale=true' : '';
+    return [
+      ['WWW-Authenticate', `Digest realm="${realm}", nonce="${nonce}", algorithm=SHA-256, qop="auth"${staleParam}`],
+      ['WWW-Authenticate', `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"${staleParam}`],
+    ];
+  }
+
+  /** true when the request carries valid credentials; 'stale' for a good answer to an expired nonce. */
+  private verify(request: SipRequest): true | 'stale' | false {
+    const { realm, user, password } = this.options.digest!;
+    for (const header of request.headers.getAll('Authorization')) {
+      if (!/^digest\s/i.test(header)) continue;
+      const params = authParams(header.replace(/^digest\s+/i, ''));
+      const get = (name: string) => params.get(name) ?? '';
+      if (get('username') !== user || get('realm') !== realm) continue;
+      const algorithm = (get('algorithm') || 'MD5').toUpperCase();
+      if (algorithm !== 'MD5' && algorithm !== 'SHA-256') continue;
+      const hash = (text: string) => createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(text).digest('hex');
+      const ha1 = hash(`${user}:${realm}:${password}`);
+      const ha2 = hash(`${request.method}:${get('uri')}`);
+      const qop = get('qop');
+      const expected = qop === 'auth' ? hash(`${ha1}:${get('nonce')}:${get('nc')}:${get('cnonce')}:auth:${ha2}`) : hash(`${ha1}:${get('nonce')}:${ha2}`);
+      const given = get('response').toLowerCase();
+      if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) continue;
+      const state = this.nonceState(get('nonce'));
+      if (state === 'fresh') return true;
+      if (state === 'stale') return 'stale';
+    }
+    return false;
+  }
+}
