@@ -1,0 +1,96 @@
+/**
+ * One call's outgoing media as the pacer sees it: a queue of encoded frames, one sent per tick,
+ * with the RTP timestamp running on with the clock whether or not there is something to send.
+ */
+
+/** One queued frame with what sets it apart from plain audio. */
+export interface PacedFrame {
+  readonly payload: Uint8Array;
+  /** Payload type when it is not the stream's audio type (RFC 4733 events); passed to `onSend`. */
+  readonly payloadType?: number;
+  /** Overrides the talkspurt marker (RFC 4733: set on an event's first packet only). */
+  readonly marker?: boolean;
+  /** Carries the timestamp of the frame sent before it instead of the tick's own (RFC 4733: one timestamp per event). */
+  readonly repeatsTimestamp?: boolean;
+}
+
+/** How a {@link PacedStream} is set up. */
+export interface PacedStreamOptions {
+  /** Timestamp units per frame: 160 for 20 ms at 8000 Hz, 960 for 20 ms of Opus at 48 kHz. */
+  readonly samplesPerFrame: number;
+  /** Sends one packet; `payloadType` is set only for frames that named one. */
+  readonly onSend: (payload: Uint8Array, timestamp: number, marker: boolean, payloadType: number | undefined) => void;
+  /** Timestamp of the first tick (default random, as RFC 3550 5.1 asks). */
+  readonly initialTimestamp?: number;
+  /** Called after the tick that sent the last queued frame (a turn's audio has been played out). */
+  readonly onDrained?: () => void;
+}
+
+/** The outgoing queue of one RTP stream; a {@link PacerClock} ticks it. */
+export class PacedStream {
+  private readonly queue: PacedFrame[] = [];
+  /** Index of the next frame in `queue`; the array is compacted now and then instead of shifted per frame. */
+  private head = 0;
+  private timestamp: number;
+  private lastTimestamp: number;
+  private talking = false;
+
+  constructor(private readonly options: PacedStreamOptions) {
+    this.timestamp = (options.initialTimestamp ?? Math.floor(Math.random() * 2 ** 32)) >>> 0;
+    this.lastTimestamp = this.timestamp;
+  }
+
+  /** Queues a frame for the tick after those already queued. */
+  enqueue(frame: Uint8Array | PacedFrame): void {
+    this.queue.push(frame instanceof Uint8Array ? { payload: frame } : frame);
+  }
+
+  /** Drops every queued frame: nothing more goes out from the next tick on (barge-in). */
+  clear(): void {
+    this.queue.length = 0;
+    this.head = 0;
+  }
+
+  /** Frames waiting. */
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** The timestamp the next tick will carry. */
+  get nextTimestamp(): number {
+    return this.timestamp;
+  }
+
+  /**
+   * One tick: sends the next frame if there is one. The timestamp advances either way, so a
+   * pause shows as a timestamp gap and the next audio frame carries the marker bit.
+   * @returns whether a frame was sent
+   */
+  tick(): boolean {
+    const timestamp = this.timestamp;
+    this.timestamp = (timestamp + this.options.samplesPerFrame) >>> 0;
+    const frame = this.queue[this.head];
+    if (!frame) {
+      this.talking = false;
+      return false;
+    }
+    this.head++;
+    if (this.head === this.queue.length) this.clear();
+    else if (this.head >= 64) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    const sentTimestamp = frame.repeatsTimestamp ? this.lastTimestamp : timestamp;
+    const marker = frame.marker ?? !this.talking;
+    this.talking = true;
+    this.lastTimestamp = sentTimestamp;
+    this.options.onSend(frame.payload, sentTimestamp, marker, frame.payloadType);
+    if (this.queued === 0) this.options.onDrained?.();
+    return true;
+  }
+
+  /** Ticks that passed without a chance to send (the event loop stalled): time moves on, the queue waits. */
+  skip(ticks: number): void {
+    this.timestamp = (this.timestamp + ticks * this.options.samplesPerFrame) >>> 0;
+  }
+}

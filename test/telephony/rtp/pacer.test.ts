@@ -1,0 +1,330 @@
+/**
+ * The pacer on a hand-driven clock (which frame goes out at which deadline, with which
+ * timestamp and marker, after stalls and barge-in) and for one second on the real clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { PacedStream, type PacedStreamOptions } from '../../../src/telephony/rtp/paced-stream.js';
+import { PacerClock } from '../../../src/telephony/rtp/pacer.js';
+import { FakeScheduler } from './fake-scheduler.js';
+
+interface Sent {
+  readonly at: number;
+  readonly payload: number;
+  readonly timestamp: number;
+  readonly marker: boolean;
+  readonly payloadType: number | undefined;
+}
+
+function recordingStream(scheduler: { now(): number }, options: Partial<PacedStreamOptions> = {}): { stream: PacedStream; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const stream = new PacedStream({
+    samplesPerFrame: 160,
+    initialTimestamp: 1000,
+    onSend: (payload, timestamp, marker, payloadType) => sent.push({ at: scheduler.now(), payload: payload[0]!, timestamp, marker, payloadType }),
+    ...options,
+  });
+  return { stream, sent };
+}
+
+const frame = (n: number): Uint8Array => new Uint8Array([n]);
+
+describe('PacedStream', () => {
+  it('sends one frame per tick, the timestamp running on through ticks with nothing to send', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 });
+    for (const n of [1, 2]) stream.enqueue(frame(n));
+    for (let i = 0; i < 5; i++) stream.tick();
+    stream.enqueue(frame(3));
+    expect(stream.tick()).toBe(true);
+    expect(stream.tick()).toBe(false);
+    expect(sent.map(({ payload, timestamp, marker }) => [payload, timestamp, marker])).toEqual([
+      [1, 1000, true],
+      [2, 1160, false],
+      // A new talkspurt: marker set, timestamp five frames on.
+      [3, 1000 + 5 * 160, true],
+    ]);
+    expect(stream.nextTimestamp).toBe(1000 + 7 * 160);
+  });
+
+  it('wraps the timestamp at 2^32 and steps by the frame size (960 for Opus at 48 kHz)', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 }, { samplesPerFrame: 960, initialTimestamp: 2 ** 32 - 960 });
+    stream.enqueue(frame(1));
+    stream.enqueue(frame(2));
+    stream.tick();
+    stream.tick();
+    expect(sent.map((s) => s.timestamp)).toEqual([2 ** 32 - 960, 0]);
+  });
+
+  it('starts from a random timestamp unless told otherwise', () => {
+    const a = new PacedStream({ samplesPerFrame: 160, onSend: () => {} });
+    const b = new PacedStream({ samplesPerFrame: 160, onSend: () => {} });
+    expect(a.nextTimestamp).not.toBe(b.nextTimestamp);
+    expect(Number.isInteger(a.nextTimestamp) && a.nextTimestamp >= 0 && a.nextTimestamp < 2 ** 32).toBe(true);
+  });
+
+  it('keeps order through a long queue and empties it on clear', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 });
+    for (let n = 0; n < 200; n++) stream.enqueue(frame(n));
+    for (let i = 0; i < 150; i++) stream.tick();
+    expect(stream.queued).toBe(50);
+    expect(sent.map((s) => s.payload)).toEqual(Array.from({ length: 150 }, (_, n) => n));
+    stream.clear();
+    expect(stream.queued).toBe(0);
+    expect(stream.tick()).toBe(false);
+    expect(sent.length).toBe(150);
+  });
+
+  it('passes through payload types, explicit markers and repeated timestamps', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 });
+    stream.enqueue(frame(1));
+    stream.enqueue({ payload: frame(2), payloadType: 101, marker: true });
+    stream.enqueue({ payload: frame(3), payloadType: 101, marker: false, repeatsTimestamp: true });
+    stream.enqueue(frame(4));
+    for (let i = 0; i < 4; i++) stream.tick();
+    expect(sent.map(({ timestamp, marker, payloadType }) => [timestamp, marker, payloadType])).toEqual([
+      [1000, true, undefined],
+      [1160, true, 101],
+      [1160, false, 101],
+      [1480, false, undefined],
+    ]);
+  });
+
+  it('says when its queue has been played out', () => {
+    let drained = 0;
+    const { stream } = recordingStream({ now: () => 0 }, { onDrained: () => drained++ });
+    stream.enqueue(frame(1));
+    stream.enqueue(frame(2));
+    stream.tick();
+    expect(drained).toBe(0);
+    stream.tick();
+    stream.tick();
+    expect(drained).toBe(1);
+  });
+});
+
+describe('PacerClock on a hand-driven clock', () => {
+  it('ticks at start + n × 20 ms, the first tick one frame after the first stream joined', () => {
+    const scheduler = new FakeScheduler();
+    scheduler.time = 1000;
+    const clock = new PacerClock({ scheduler });
+    const { stream, sent } = recordingStream(scheduler);
+    for (let n = 0; n < 5; n++) stream.enqueue(frame(n));
+    clock.add(stream);
+    scheduler.advanceTo(1200);
+    expect(sent.map((s) => s.at)).toEqual([1020, 1040, 1060, 1080, 1100]);
+    expect(clock.deadline(5)).toBe(1100);
+    expect(clock.stats()).toMatchObject({ ticks: 10, skippedTicks: 0, p50LatenessMs: 0, p99LatenessMs: 0, maxLatenessMs: 0 });
+    clock.close();
+  });
+
+  it('does not accumulate lateness: timers that fire late are re-armed for the remaining time', () => {
+    const scheduler = new FakeScheduler();
+    scheduler.lateByMs = 1.5;
+    const clock = new PacerClock({ scheduler });
+    const { stream, sent } = recordingStream(scheduler);
+    for (let n = 0; n < 50; n++) stream.enqueue(frame(n));
+    clock.add(stream);
+    scheduler.advanceTo(1100);
+    expect(sent.length).toBe(50);
+    // A chained 20 ms timer would send the 50th frame at 50 × 21.5 = 1075.
+    expect(sent[49]!.at).toBe(1001.5);
+    expect(scheduler.delays.slice(1, 4)).toEqual([18.5, 18.5, 18.5]);
+    expect(clock.stats()).toMatchObject({ p50LatenessMs: 1.5, p99LatenessMs: 1.5 });
+    clock.close();
+  });
+
+  it('drives many streams from one timer', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const streams = Array.from({ length: 100 }, () => recordingStream(scheduler));
+    for (const { stream } of streams) {
+      for (let n = 0; n < 3; n++) stream.enqueue(frame(n));
+      clock.add(stream);
+    }
+    expect(clock.size).toBe(100);
+    for (let t = 10; t <= 100; t += 10) {
+      scheduler.advanceTo(t);
+      expect(scheduler.pending).toBe(1);
+    }
+    for (const { sent } of streams) expect(sent.map((s) => s.at)).toEqual([20, 40, 60]);
+    clock.close();
+    expect(scheduler.pending).toBe(0);
+  });
+
+  it('a stream added to a running clock joins at the next deadline', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const first = recordingStream(scheduler);
+    clock.add(first.stream);
+    scheduler.advanceTo(47);
+    const second = recordingStream(scheduler);
+    second.stream.enqueue(frame(1));
+    clock.add(second.stream);
+    scheduler.advanceTo(100);
+    expect(second.sent.map((s) => s.at)).toEqual([60]);
+    clock.close();
+  });
+
+  it('after a stall sends at most three frames at once, skips older ticks and records the lateness', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const { stream, sent } = recordingStream(scheduler);
+    for (let n = 0; n < 10; n++) stream.enqueue(frame(n));
+    clock.add(stream);
+    scheduler.advanceTo(30);
+    scheduler.stall(120); // blocked until 150: ticks 2–7 are due
+    scheduler.advanceTo(200);
+    expect(sent.map((s) => [s.at, s.payload, s.timestamp])).toEqual([
+      [20, 0, 1000],
+      // Ticks 2–4 are given up (their timestamps too), ticks 5–7 go out at once.
+      [150, 1, 1000 + 4 * 160],
+      [150, 2, 1000 + 5 * 160],
+      [150, 3, 1000 + 6 * 160],
+      [160, 4, 1000 + 7 * 160],
+      [180, 5, 1000 + 8 * 160],
+      [200, 6, 1000 + 9 * 160],
+    ]);
+    expect(sent.filter((s) => s.marker).length).toBe(1);
+    const stats = clock.stats();
+    expect(stats).toMatchObject({ ticks: 7, skippedTicks: 3, maxLatenessMs: 50, p50LatenessMs: 0 });
+    expect(stats.p99LatenessMs).toBe(50);
+    clock.resetStats();
+    expect(clock.stats()).toMatchObject({ ticks: 0, skippedTicks: 0, maxLatenessMs: 0, p99LatenessMs: 0 });
+    clock.close();
+  });
+
+  it('ticks anything with a tick method on the same deadlines, skip or no skip', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const ticks: number[] = [];
+    clock.add({ tick: () => ticks.push(scheduler.now()) > 0 });
+    scheduler.advanceTo(45);
+    scheduler.stall(200);
+    scheduler.advanceTo(300);
+    expect(ticks).toEqual([20, 40, 245, 245, 245, 260, 280, 300]);
+    expect(clock.stats().skippedTicks).toBe(7);
+    clock.close();
+  });
+
+  it('stops sending within one frame of clear (barge-in)', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const { stream, sent } = recordingStream(scheduler);
+    for (let n = 0; n < 50; n++) stream.enqueue(frame(n));
+    clock.add(stream);
+    scheduler.advanceTo(105);
+    stream.clear();
+    scheduler.advanceTo(500);
+    expect(sent.length).toBe(5);
+    stream.enqueue(frame(99));
+    scheduler.advanceTo(520);
+    expect(sent.at(-1)).toMatchObject({ at: 520, payload: 99, marker: true, timestamp: 1000 + 25 * 160 });
+    clock.close();
+  });
+
+  it('stops its timer with the last stream and starts a new grid with the next', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const { stream, sent } = recordingStream(scheduler);
+    clock.add(stream);
+    scheduler.advanceTo(50);
+    clock.remove(stream);
+    expect(scheduler.pending).toBe(0);
+    expect(clock.deadline(1)).toBeNaN();
+    scheduler.advanceTo(1007);
+    stream.enqueue(frame(1));
+    clock.add(stream);
+    scheduler.advanceTo(1100);
+    expect(sent.map((s) => s.at)).toEqual([1027]);
+    clock.close();
+  });
+
+  it('survives callbacks that remove streams or close the clock, leaving no timer behind', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const a = new PacedStream({ samplesPerFrame: 160, onSend: () => clock.remove(a) });
+    const b = recordingStream(scheduler);
+    a.enqueue(frame(1));
+    for (let n = 0; n < 3; n++) b.stream.enqueue(frame(n));
+    clock.add(a);
+    clock.add(b.stream);
+    scheduler.advanceTo(60);
+    expect(clock.size).toBe(1);
+    expect(b.sent.length).toBe(3);
+    const closer = new PacedStream({ samplesPerFrame: 160, onSend: () => clock.close() });
+    closer.enqueue(frame(1));
+    clock.add(closer);
+    scheduler.advanceTo(80);
+    expect(clock.size).toBe(0);
+    expect(scheduler.pending).toBe(0);
+  });
+
+  it('gives a failing callback to onError and still ticks the other streams', () => {
+    const scheduler = new FakeScheduler();
+    const errors: unknown[] = [];
+    const clock = new PacerClock({ scheduler, onError: (error) => errors.push(error) });
+    const failing = new PacedStream({ samplesPerFrame: 160, onSend: () => {
+      throw new Error('socket closed');
+    } });
+    const healthy = recordingStream(scheduler);
+    failing.enqueue(frame(1));
+    healthy.stream.enqueue(frame(1));
+    clock.add(failing);
+    clock.add(healthy.stream);
+    scheduler.advanceTo(20);
+    expect(errors).toEqual([new Error('socket closed')]);
+    expect(healthy.sent.length).toBe(1);
+    clock.close();
+  });
+
+  it('without onError throws from the timer, but only after every stream had its tick and the timer is re-armed', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const failing = new PacedStream({ samplesPerFrame: 160, onSend: () => {
+      throw new Error('boom');
+    } });
+    const healthy = recordingStream(scheduler);
+    failing.enqueue(frame(1));
+    for (let n = 0; n < 2; n++) healthy.stream.enqueue(frame(n));
+    clock.add(failing);
+    clock.add(healthy.stream);
+    expect(() => scheduler.advanceTo(20)).toThrow('boom');
+    expect(healthy.sent.length).toBe(1);
+    expect(scheduler.pending).toBe(1);
+    scheduler.advanceTo(40);
+    expect(healthy.sent.length).toBe(2);
+    clock.close();
+  });
+});
+
+describe('PacerClock on the real clock', () => {
+  it('sends 50 frames in one second, the 50th at start + 1000 ms, with small lateness', async () => {
+    const clock = new PacerClock();
+    const sentAt: number[] = [];
+    const done = new Promise<void>((resolve) => {
+      const stream = new PacedStream({
+        samplesPerFrame: 160,
+        onSend: () => {
+          sentAt.push(performance.now());
+          if (sentAt.length === 50) resolve();
+        },
+      });
+      for (let n = 0; n < 60; n++) stream.enqueue(frame(n));
+      const before = performance.now();
+      clock.add(stream);
+      expect(clock.deadline(50) - before).toBeGreaterThanOrEqual(1000);
+      expect(clock.deadline(50) - before).toBeLessThan(1002);
+    });
+    await done;
+    const deadline = clock.deadline(50);
+    clock.close();
+    expect(Math.abs(sentAt[49]! - deadline)).toBeLessThanOrEqual(5);
+    // No drift: the 50th frame is as close to its deadline as the first one to its own.
+    expect(sentAt[49]! - sentAt[0]!).toBeGreaterThan(980 - 5);
+    expect(sentAt[49]! - sentAt[0]!).toBeLessThan(980 + 5);
+    const stats = clock.stats();
+    expect(stats.ticks).toBe(50);
+    expect(stats.skippedTicks).toBe(0);
+    expect(stats.p50LatenessMs).toBeGreaterThanOrEqual(0);
+    expect(stats.p99LatenessMs).toBeLessThan(5);
+  });
+});
