@@ -2,6 +2,10 @@
  * Configuration, read from environment variables once at start and validated there.
  * Nothing else in the process reads `process.env`.
  */
+import { ConfigError, integer, text, type Env } from './config-values.js';
+import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
+
+export { ConfigError };
 import os from 'node:os';
 import path from 'node:path';
 
@@ -58,30 +62,8 @@ export interface Config {
   readonly modelCatalog: string | null;
   /** Folder of pocketsphinx's English model (Debian's `pocketsphinx-en-us` by default). */
   readonly pocketsphinxModelDir: string;
-}
-
-/** A configuration problem, naming the variable at fault. */
-export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-function text(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value === undefined || value === '' ? fallback : value;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got ${JSON.stringify(raw)}`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
+  /** The SIP/RTP side. */
+  readonly telephony: TelephonyConfig;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -142,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxLoopDelayMs: integer(env, 'SPRACHROHR_REALTIME_MAX_LOOP_DELAY_MS', 100, 10, 60_000),
     modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
     modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
+    telephony: loadTelephonyConfig(env),
   };
 }
 
@@ -174,6 +157,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
+  ...TELEPHONY_CONFIG_VARIABLES,
 ];
 
 /** Settings of the CLI's API client commands (`tts`, `stt`). */

@@ -9,6 +9,7 @@ import { KeyService } from './auth/key-service.js';
 import { LANGUAGES } from './catalog/languages.js';
 import { VOICES } from './catalog/voices.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
+import { TelephonyService } from './telephony/telephony-service.js';
 import { ConfigError, type Config } from './config.js';
 import { Admission, type AdmissionLimits } from './http/admission.js';
 import { buildApp } from './http/app.js';
@@ -79,6 +80,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** The address it listens on, for example `http://127.0.0.1:8080`. */
   readonly address: string;
+  /** The phone side, unless `SPRACHROHR_SIP=off`. */
+  readonly telephony: TelephonyService | null;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
   close(): Promise<void>;
 }
@@ -95,10 +98,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const services = createServices(config, logger, store, keys, engines);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });
+  let telephony: TelephonyService | null = null;
+  try {
+    telephony = config.telephony.enabled ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' })) : null;
+  } catch (error) {
+    await app.close();
+    await engines.close();
+    await store.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   return {
     app,
     address,
+    telephony,
     close() {
       closing ??= (async () => {
         const timer = setTimeout(() => {
@@ -106,6 +119,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           app.server.closeAllConnections();
         }, config.shutdownGraceMs);
         try {
+          await telephony?.close();
           await app.close();
         } finally {
           clearTimeout(timer);

@@ -14,7 +14,7 @@ export function startServeProcess(env: Record<string, string>): Promise<ServePro
   // BENCH_SERVER_NODE_FLAGS adds flags for the server's Node (e.g. `--cpu-prof` to profile it).
   const extraFlags = (process.env['BENCH_SERVER_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
   const child = spawn(process.execPath, ['--single-threaded-gc', ...extraFlags, CLI, 'serve'], {
-    env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

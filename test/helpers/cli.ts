@@ -29,7 +29,7 @@ export interface ServeProcess {
 /** Starts `sprachrohr serve` on a free port and waits until it listens. */
 export function startServe(env: Record<string, string>): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', ...env } });
+    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', ...env } });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', done));
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);

@@ -3,100 +3,16 @@
  * the INVITE/ACK/BYE dialog both ways, CANCEL, retransmissions and their timers (shortened),
  * re-INVITE, INFO, admission refusals and malformed requests.
  */
-import dgram from 'node:dgram';
-import net from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SipDialog } from '../../../src/telephony/sip/sip-dialog.js';
 import { SipEndpoint } from '../../../src/telephony/sip/sip-endpoint.js';
 import type { SipMessage, SipResponse, SipRequest } from '../../../src/telephony/sip/sip-message.js';
-import { parseSipMessage } from '../../../src/telephony/sip/sip-parser.js';
-import { SipStreamFramer } from '../../../src/telephony/sip/sip-stream-framer.js';
+import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
 
 const TIMERS = { t1Ms: 40, t2Ms: 320, t4Ms: 200 };
 const SDP = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\n';
 const ANSWER = { contentType: 'application/sdp', body: Buffer.from(SDP.replace('6000', '7000')) };
-
-/** A scripted SIP peer on one socket: sends text, collects every parsed message. */
-class Peer {
-  readonly received: SipMessage[] = [];
-  private readonly waiters: Array<() => void> = [];
-  port = 0;
-  private constructor(private readonly send: (text: string) => void) {}
-
-  static async udp(target: number): Promise<Peer & { close(): void }> {
-    const socket = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-    const peer = new Peer((text) => socket.send(Buffer.from(text), target, '127.0.0.1')) as Peer & { close(): void };
-    peer.port = socket.address().port;
-    socket.on('message', (data) => peer.accept(data));
-    peer.close = () => socket.close();
-    return peer;
-  }
-
-  static async tcp(target: number): Promise<Peer & { close(): void }> {
-    const socket = net.connect(target, '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
-    const peer = new Peer((text) => socket.write(text)) as Peer & { close(): void };
-    peer.port = socket.localPort!;
-    const framer = new SipStreamFramer();
-    socket.on('data', (chunk) => framer.push(chunk).messages.forEach((message) => peer.accept(message)));
-    peer.close = () => socket.destroy();
-    return peer;
-  }
-
-  private accept(data: Buffer): void {
-    const result = parseSipMessage(data);
-    if (result.ok) this.received.push(result.message);
-    for (const wake of this.waiters.splice(0)) wake();
-  }
-
-  write(text: string): void {
-    this.send(text);
-  }
-
-  /** Waits for the first message after index `from` that matches. */
-  async next(match: (message: SipMessage) => boolean, from = 0, timeoutMs = 3000): Promise<SipMessage> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.slice(from).find(match);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message; got ${this.received.map(describeMessage).join(', ')}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-  }
-
-  count(match: (message: SipMessage) => boolean): number {
-    return this.received.filter(match).length;
-  }
-}
-
-const describeMessage = (message: SipMessage) => (message.kind === 'request' ? message.method : `${message.status} ${message.headers.get('CSeq')}`);
-const response = (status: number, method: string) => (message: SipMessage) => message.kind === 'response' && message.status === status && message.headers.get('CSeq')!.endsWith(method);
-const request = (method: string) => (message: SipMessage) => message.kind === 'request' && message.method === method;
-
-let branchCounter = 0;
-function sipRequest(peer: Peer, method: string, options: { callId: string; cseq: number; toTag?: string; branch?: string; body?: string; transport?: string; extra?: string[] }): string {
-  const body = options.body ?? '';
-  return [
-    `${method} sip:100@127.0.0.1 SIP/2.0`,
-    `Via: SIP/2.0/${options.transport ?? 'UDP'} 127.0.0.1:${peer.port};branch=${options.branch ?? `z9hG4bK-t${++branchCounter}`};rport`,
-    'Max-Forwards: 70',
-    `From: <sip:caller@127.0.0.1:${peer.port}>;tag=caller-${options.callId}`,
-    `To: <sip:100@127.0.0.1>${options.toTag ? `;tag=${options.toTag}` : ''}`,
-    `Call-ID: ${options.callId}`,
-    `CSeq: ${options.cseq} ${method}`,
-    `Contact: <sip:caller@127.0.0.1:${peer.port}>`,
-    ...(body ? ['Content-Type: application/sdp'] : []),
-    ...(options.extra ?? []),
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    '',
-    body,
-  ].join('\r\n');
-}
 
 let endpoint: SipEndpoint;
 let refuseFrom: string | null = null;

@@ -1,0 +1,328 @@
+/**
+ * One phone call: the SIP dialog, its media session and the dialplan route it runs, with the
+ * events between them typed (keys, hold, codec changes, barge-in, hangup). It negotiates the
+ * media (the caller's offer answered, or our offer in the 200 and the answer in the ACK),
+ * runs the steps, meters what was spoken and heard, and closes everything it opened.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { EngineRegistry } from '../../../engine/registry.js';
+import { stepKind, type LoadedRoute } from '../../dialplan/dialplan-loader.js';
+import type { DialplanStep } from '../../dialplan/dialplan-schema.js';
+import { MediaSession, type CallMedia } from '../media/media-session.js';
+import type { RtpPorts } from '../media/rtp-port-pool.js';
+import { buildAnswer } from '../sdp/build-answer.js';
+import { buildOffer } from '../sdp/build-offer.js';
+import type { LocalMedia } from '../sdp/local-media.js';
+import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
+import { parseOffer } from '../sdp/parse-offer.js';
+import { SdpError } from '../sdp/sdp-error.js';
+import type { PacerClock } from '../rtp/pacer.js';
+import type { SessionBody, SipDialog } from '../sip/sip-dialog.js';
+import { listenForCaller, speakPrompt, type ListenOutcome } from './call-turns.js';
+import type { CallCodec } from '../telephony-config.js';
+
+/** What a call reports as it goes. */
+export interface CallSessionEvents {
+  dtmf: [key: string];
+  transcript: [text: string];
+  /** The caller put the call on hold (true) or took it off (false). */
+  hold: [held: boolean];
+  'codec-change': [codec: string];
+  /** The caller spoke over a prompt; `heardSeconds` of it had been played. */
+  'barge-in': [heardSeconds: number];
+  /** End of caller speech → first packet of the reply, per turn. */
+  'turn-latency': [milliseconds: number];
+  /** What the call used, for metering (the ledger reads these). */
+  usage: [usage: CallUsage];
+  ended: [reason: string];
+}
+
+export interface CallUsage {
+  readonly callId: string;
+  readonly route: string;
+  readonly engines: 'live' | 'synthetic';
+  readonly ttsSeconds: number;
+  readonly sttSeconds: number;
+  readonly durationSeconds: number;
+}
+
+/** What a call needs from the telephony service. */
+export interface CallServices {
+  readonly engines: EngineRegistry;
+  readonly pacer: PacerClock;
+  readonly logger: Logger;
+  /** Our media address for SDP. */
+  readonly mediaAddress: string;
+  readonly codecs: readonly CallCodec[];
+}
+
+const SDP = 'application/sdp';
+/** Caller audio kept for a listen that follows a barge-in (its first words). */
+const PREROLL_FRAMES = 50;
+
+/** One call from answer to hangup. */
+export class CallSession extends EventEmitter<CallSessionEvents> {
+  private media: MediaSession | null = null;
+  private readonly controller = new AbortController();
+  /** Our o= version: goes up whenever our description changes (RFC 3264 section 8). */
+  private sessionVersion = 1;
+  private readonly sessionId = String(Date.now());
+  private answered = false;
+  /** The last description we sent (answer, or our offer). */
+  private lastAnswer: string | null = null;
+  private readonly vars: Record<string, string>;
+  private readonly logger: Logger;
+  private readonly preroll: Int16Array[] = [];
+  private held = false;
+  private ttsSeconds = 0;
+  private sttSeconds = 0;
+  private readonly startedAt = performance.now();
+  private endedReason: string | null = null;
+
+  constructor(
+    readonly dialog: SipDialog,
+    private readonly route: LoadedRoute,
+    private readonly ports: RtpPorts,
+    private readonly services: CallServices,
+  ) {
+    super();
+    this.logger = services.logger.child({ callId: dialog.callId });
+    this.vars = { heard: '', digits: '', caller: dialog.from.uri, called: dialog.calledUser ?? '' };
+    dialog.on('ended', (reason) => this.end(reason));
+    dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
+    dialog.on('info', (info) => {
+      const key = keyFromInfo(info);
+      if (key) this.media?.emit('dtmf', key, 'info');
+    });
+  }
+
+  /** Our side of the SDP at the current version. */
+  private get local(): LocalMedia {
+    return { address: this.services.mediaAddress, port: this.ports.port, preferences: this.services.codecs, sessionId: this.sessionId, sessionVersion: this.sessionVersion };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Runs the route's steps until a hangup, the last step, or the caller leaving. */
+  async run(): Promise<void> {
+    const steps = this.route.steps;
+    let turns = 0;
+    try {
+      for (let index = 0; index < steps.length && !this.signal.aborted && !this.dialog.ended; index++) {
+        const step = steps[index]!;
+        if ('goto' in step) {
+          turns += 1;
+          if (turns > (this.route.max_turns ?? 20)) break;
+          index = steps.findIndex((candidate) => candidate.id === step.goto) - 1;
+          continue;
+        }
+        if (stepKind(step) === 'hangup') break;
+        await this.runStep(step);
+      }
+    } catch (error) {
+      if (!this.signal.aborted) this.logger.error({ err: error }, 'call step failed');
+    } finally {
+      await this.hangup();
+    }
+  }
+
+  private async runStep(step: DialplanStep): Promise<void> {
+    if ('answer' in step) {
+      await this.answer();
+    } else if ('say' in step) {
+      const media = await this.earlyMedia();
+      const started = performance.now();
+      const outcome = await speakPrompt(
+        media,
+        this.services.engines,
+        this.route.engines ?? 'live',
+        {
+          text: this.fill(step.say.text),
+          voice: step.say.voice ?? this.route.voice,
+          language: step.say.language ?? this.route.language,
+          ...(step.say.dialect ?? this.route.dialect ? { dialect: (step.say.dialect ?? this.route.dialect)! } : {}),
+          bargeIn: step.say.barge_in ?? true,
+        },
+        this.signal,
+      );
+      this.ttsSeconds += outcome.synthesisedSeconds;
+      if (media.lastVoiceAtMs > 0 && media.firstPacketAtMs > 0 && media.lastVoiceAtMs < started) {
+        const latency = media.firstPacketAtMs - media.lastVoiceAtMs;
+        this.logger.info({ turnLatencyMs: Math.round(latency) }, 'turn');
+        this.emit('turn-latency', latency);
+      }
+      if (outcome.interrupted) {
+        this.logger.info({ heardSeconds: outcome.playedSeconds }, 'barge-in');
+        this.emit('barge-in', outcome.playedSeconds);
+      }
+    } else if ('listen' in step) {
+      const media = await this.earlyMedia();
+      const listen = step.listen;
+      const outcome: ListenOutcome = await listenForCaller(
+        media,
+        this.services.engines,
+        this.route.engines ?? 'live',
+        {
+          speech: listen.speech ?? true,
+          dtmf: listen.dtmf ?? true,
+          language: listen.language ?? this.route.language,
+          vocabulary: listen.vocabulary ?? [],
+          timeoutMs: listen.timeout_ms ?? 5000,
+          maxMs: listen.max_ms ?? 15_000,
+          maxDigits: listen.max_digits ?? 1,
+          preroll: this.preroll.splice(0),
+        },
+        this.signal,
+      );
+      this.sttSeconds += outcome.audioSeconds;
+      this.vars['heard'] = outcome.heard || outcome.digits;
+      this.vars['digits'] = outcome.digits;
+      this.logger.info({ heard: outcome.heard, digits: outcome.digits, reason: outcome.reason }, 'listened');
+      if (outcome.heard) this.emit('transcript', outcome.heard);
+    }
+  }
+
+  /** Fills `{{name}}` placeholders; values are escaped inside markup. */
+  private fill(text: string): string {
+    const markup = text.trimStart().startsWith('<');
+    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => {
+      const value = this.vars[name] ?? '';
+      return markup ? value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : value;
+    });
+  }
+
+  /** 200 OK with our answer (or offer); resolves once the ACK is in and media flows. */
+  private async answer(): Promise<void> {
+    if (this.answered) return;
+    const offer = this.dialog.offer;
+    if (offer) {
+      const media = this.media ?? this.startMedia(offer);
+      if (!media) return;
+      this.answered = true;
+      await this.dialog.accept({ contentType: SDP, body: Buffer.from(this.lastAnswer!) });
+      return;
+    }
+    // No offer in the INVITE: ours goes in the 200, the caller's answer comes in the ACK.
+    const sdp = buildOffer(this.local);
+    this.answered = true;
+    const ack = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
+    const negotiated = negotiatedFromAnswer(sdp, parseOffer(ack.body.toString('utf8')));
+    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, direction: negotiated.direction });
+  }
+
+  /** Media before the answer (183 with SDP, early media) when a step needs it. */
+  private async earlyMedia(): Promise<MediaSession> {
+    if (this.media) return this.media;
+    const offer = this.dialog.offer;
+    if (!offer) {
+      await this.answer();
+      return this.media!;
+    }
+    const media = this.startMedia(offer);
+    if (!media) throw new Error('the offer was refused');
+    this.dialog.progress({ contentType: SDP, body: Buffer.from(this.lastAnswer!) });
+    return media;
+  }
+
+  /** Answers the INVITE's offer and starts media; refuses the call (488) when it cannot be answered. */
+  private startMedia(offer: SessionBody): MediaSession | null {
+    try {
+      if (offer.contentType !== SDP) throw new SdpError(488, `the offer is ${offer.contentType}, not ${SDP}`);
+      const remote = parseOffer(offer.body.toString('utf8'));
+      const answer = buildAnswer(remote, this.local);
+      this.lastAnswer = answer.sdp;
+      this.media = this.createMedia({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
+      return this.media;
+    } catch (error) {
+      if (!(error instanceof SdpError)) throw error;
+      this.logger.info({ status: error.status, detail: error.detail }, 'offer refused');
+      this.dialog.reject(error.status, [['Warning', `399 sprachrohr "${error.detail.replaceAll('"', "'").slice(0, 120)}"`]]);
+      return null;
+    }
+  }
+
+  private createMedia(media: CallMedia): MediaSession {
+    const session = new MediaSession(this.ports, media, this.services.pacer);
+    session.on('dtmf', (key) => {
+      this.logger.info({ key }, 'dtmf');
+      this.emit('dtmf', key);
+    });
+    session.on('audio', (pcm) => {
+      this.preroll.push(pcm);
+      if (this.preroll.length > PREROLL_FRAMES) this.preroll.shift();
+    });
+    session.on('speech-start', () => {
+      // Only the words that start a turn are kept: older audio is not part of it.
+      this.preroll.splice(0, Math.max(0, this.preroll.length - 15));
+    });
+    return session;
+  }
+
+  /** A re-INVITE or UPDATE: hold, resume, a codec change or a refresh. */
+  private reoffer(offer: SessionBody | null): SessionBody | number {
+    if (!this.media) return 491;
+    if (!offer) return { contentType: SDP, body: Buffer.from(this.lastAnswer ?? buildOffer(this.local)) };
+    try {
+      const remote = parseOffer(offer.body.toString('utf8'));
+      let answer = buildAnswer(remote, this.local);
+      if (answer.sdp !== this.lastAnswer) {
+        this.sessionVersion += 1;
+        answer = buildAnswer(remote, this.local);
+      }
+      const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
+      const codecChanged = answer.codec.name !== this.media.codec.name;
+      this.media.update({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
+      this.lastAnswer = answer.sdp;
+      if (held !== this.held) {
+        this.held = held;
+        this.logger.info({ held }, 'hold');
+        this.emit('hold', held);
+      }
+      if (codecChanged) {
+        this.logger.info({ codec: answer.codec.name }, 'codec change');
+        this.emit('codec-change', answer.codec.name);
+      }
+      return { contentType: SDP, body: Buffer.from(answer.sdp) };
+    } catch (error) {
+      if (error instanceof SdpError) return error.status;
+      throw error;
+    }
+  }
+
+  /** Ends the call from our side (BYE, or 480 while ringing). */
+  async hangup(): Promise<void> {
+    if (!this.dialog.ended) await this.dialog.hangup();
+    this.end('hangup');
+  }
+
+  private end(reason: string): void {
+    if (this.endedReason !== null) return;
+    this.endedReason = reason;
+    this.controller.abort();
+    this.media?.close();
+    if (!this.media) this.ports.release();
+    const usage: CallUsage = {
+      callId: this.dialog.callId,
+      route: this.route.number,
+      engines: this.route.engines ?? 'live',
+      ttsSeconds: Math.round(this.ttsSeconds * 1000) / 1000,
+      sttSeconds: Math.round(this.sttSeconds * 1000) / 1000,
+      durationSeconds: Math.round((performance.now() - this.startedAt) / 10) / 100,
+    };
+    this.logger.info({ reason, ...usage }, 'call ended');
+    this.emit('usage', usage);
+    this.emit('ended', reason);
+  }
+}
+
+/** A key from an INFO body: `application/dtmf-relay` (`Signal=5`) or `application/dtmf` (`5`). */
+export function keyFromInfo(info: SessionBody): string | null {
+  const text = info.body.toString('utf8');
+  const relay = /^\s*signal\s*=\s*([0-9*#A-Da-d])\s*$/im.exec(text);
+  if (info.contentType === 'application/dtmf-relay') return relay ? relay[1]!.toUpperCase() : null;
+  if (info.contentType === 'application/dtmf') return /^\s*([0-9*#A-Da-d])\s*$/.test(text) ? text.trim().toUpperCase() : null;
+  return null;
+}

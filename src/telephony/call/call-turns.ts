@@ -1,0 +1,194 @@
+/**
+ * The two halves of a turn on a call, on the same sessions as the HTTP and WebSocket APIs:
+ * a prompt (`say`: a synthesis session streamed into the media session's pacer, stopped within
+ * a frame when the caller barges in) and a listen (a recognition session fed with the caller's
+ * audio, ended by a final transcript, keys, silence or the time limit).
+ */
+import type { SttEngine, TtsEngine } from '../../../engine/types.js';
+import type { EngineRegistry } from '../../../engine/registry.js';
+import { planSynthesis } from '../../speech/synthesis-request.js';
+import { SynthesisSession } from '../../speech/synthesis-service.js';
+import { RecognitionSession } from '../../speech/recognition-session.js';
+import type { MediaSession } from '../media/media-session.js';
+
+/** Which engines a route uses: the live ones, or the synthetic ones (load tests, sandboxes). */
+export type RouteEngines = 'live' | 'synthetic';
+
+/** How a prompt ended. */
+export interface PromptOutcome {
+  /** The caller spoke or pressed a key during the prompt (barge-in). */
+  readonly interrupted: boolean;
+  /** Seconds of the prompt that went out before it ended or was stopped. */
+  readonly playedSeconds: number;
+  /** Seconds of audio the synthesis made (all of it unless interrupted). */
+  readonly synthesisedSeconds: number;
+}
+
+export interface PromptRequest {
+  readonly text: string;
+  readonly voice: string;
+  readonly language: string;
+  readonly dialect?: string;
+  readonly bargeIn: boolean;
+}
+
+/**
+ * Speaks a prompt into the call. With barge-in, the caller's speech start or a key aborts the
+ * synthesis and drops every queued frame (the pacer sends nothing more of it).
+ * @throws ApiError when the text or voice is refused (a dialplan mistake the loader could not see)
+ */
+export async function speakPrompt(media: MediaSession, engines: EngineRegistry, choice: RouteEngines, request: PromptRequest, callSignal: AbortSignal): Promise<PromptOutcome> {
+  const plan = planSynthesis({ text: request.text, voice: request.voice, language: request.language, ...(request.dialect ? { dialect: request.dialect } : {}), model: 'swift', format: 'pcm16', sample_rate_hz: media.playbackRateHz }, false);
+  const engine: TtsEngine | null = choice === 'synthetic' ? engines.sandbox.tts : engines.ttsFor('swift', plan.voice, plan.speech.document);
+  if (!engine) throw new Error('no live synthesis engine is running (SPRACHROHR_TTS_ENGINE=none); route the call to synthetic engines or start one');
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  callSignal.addEventListener('abort', abort, { once: true });
+  let interrupted = false;
+  const interrupt = (): void => {
+    if (interrupted || !request.bargeIn) return;
+    interrupted = true;
+    controller.abort();
+    media.stopPlayback();
+  };
+  media.on('speech-start', interrupt);
+  media.on('dtmf', interrupt);
+  media.markPlayback();
+  const session = await SynthesisSession.open(plan);
+  try {
+    try {
+      for await (const output of session.speak({ engine, dialect: engines.dialect }, plan, controller.signal)) {
+        if (output.type !== 'audio' || interrupted) continue;
+        media.play(pcmOf(output.bytes));
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+    if (!interrupted && !callSignal.aborted) {
+      for (const bytes of session.finish()) media.play(pcmOf(bytes));
+      media.endPlayback();
+      if (media.queuedFrames > 0) await waitFor(media, 'drained', callSignal, () => interrupted);
+    }
+    return { interrupted, playedSeconds: media.playedSeconds, synthesisedSeconds: session.durationSeconds };
+  } finally {
+    session.abandon();
+    media.off('speech-start', interrupt);
+    media.off('dtmf', interrupt);
+    callSignal.removeEventListener('abort', abort);
+  }
+}
+
+/** Resolves on the media session's event, when `stop` turns true, or when the call ends. */
+function waitFor(media: MediaSession, event: 'drained', signal: AbortSignal, stop: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearInterval(poll);
+      media.off(event, done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    media.on(event, done);
+    signal.addEventListener('abort', done, { once: true });
+    // Barge-in clears the queue without a drained event.
+    const poll = setInterval(() => {
+      if (stop()) done();
+    }, 20);
+  });
+}
+
+/** Little-endian PCM16 bytes as samples (copied: the bytes may not be aligned). */
+function pcmOf(bytes: Buffer): Int16Array {
+  const samples = new Int16Array(bytes.length >> 1);
+  for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
+  return samples;
+}
+
+/** What a listen step heard. */
+export interface ListenOutcome {
+  /** The final transcript, or '' when nothing was understood. */
+  readonly heard: string;
+  readonly digits: string;
+  readonly reason: 'speech' | 'digits' | 'timeout' | 'max' | 'ended';
+  /** Seconds of caller audio the recogniser heard. */
+  readonly audioSeconds: number;
+}
+
+export interface ListenRequest {
+  readonly speech: boolean;
+  readonly dtmf: boolean;
+  readonly language: string;
+  readonly vocabulary: readonly string[];
+  readonly timeoutMs: number;
+  readonly maxMs: number;
+  readonly maxDigits: number;
+  /** Caller audio from just before the step (a barge-in's first words), fed first. */
+  readonly preroll: readonly Int16Array[];
+}
+
+/**
+ * Listens until the caller has said something (a final transcript), pressed enough keys, said
+ * nothing for `timeoutMs`, or `maxMs` passed.
+ */
+export async function listenForCaller(media: MediaSession, engines: EngineRegistry, choice: RouteEngines, request: ListenRequest, callSignal: AbortSignal): Promise<ListenOutcome> {
+  const engine: SttEngine | null = !request.speech ? null : choice === 'synthetic' ? engines.sandbox.sttStream : engines.live.stt.engineFor(request.language);
+  if (request.speech && !engine) throw new Error(`no recogniser for ${request.language} is installed; see sprachrohr models`);
+  const controller = new AbortController();
+  const stopAll = () => controller.abort();
+  callSignal.addEventListener('abort', stopAll, { once: true });
+  const session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal) : null;
+  let digits = '';
+  let heardSpeech = false;
+  return await new Promise<ListenOutcome>((resolve) => {
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (heard: string, reason: ListenOutcome['reason']): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      media.off('audio', onAudio);
+      media.off('dtmf', onKey);
+      media.off('speech-start', onSpeech);
+      callSignal.removeEventListener('abort', onEnded);
+      const audioSeconds = session?.audioSeconds ?? 0;
+      session?.close();
+      controller.abort();
+      resolve({ heard, digits, reason, audioSeconds });
+    };
+    const onAudio = (pcm: Int16Array): void => {
+      if (!settled && session) session.write(pcm);
+    };
+    const onKey = (key: string): void => {
+      if (!request.dtmf) return;
+      digits += key;
+      if (digits.length >= request.maxDigits) finish('', 'digits');
+    };
+    const onSpeech = (): void => {
+      heardSpeech = true;
+    };
+    const onEnded = (): void => finish('', 'ended');
+    if (session) for (const pcm of request.preroll) session.write(pcm);
+    media.on('audio', onAudio);
+    media.on('dtmf', onKey);
+    media.on('speech-start', onSpeech);
+    callSignal.addEventListener('abort', onEnded, { once: true });
+    timers.push(setTimeout(() => (heardSpeech ? undefined : finish('', 'timeout')), request.timeoutMs));
+    timers.push(
+      setTimeout(() => {
+        // Time is up: what was said so far becomes the final.
+        if (session && heardSpeech) session.end();
+        else finish('', 'max');
+      }, request.maxMs),
+    );
+    void (async () => {
+      if (!session) return;
+      try {
+        for await (const event of session) {
+          if (event.type === 'final' && event.text.trim() !== '') return finish(event.text.trim(), 'speech');
+        }
+        finish('', heardSpeech ? 'max' : 'timeout');
+      } catch {
+        finish('', 'ended');
+      }
+    })();
+  });
+}
