@@ -44,8 +44,6 @@ export interface MediaSessionEvents {
 
 /** Frames of voiced audio in a row that count as speech starting (60 ms, as the endpointer). */
 const SPEECH_START_FRAMES = 3;
-/** A latched media source that is silent this long may be replaced by another (a NAT rebinding). */
-const RELATCH_AFTER_MS = 2000;
 
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
@@ -64,7 +62,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private downsampler: Resampler | null = null;
   /** Downsampled Opus audio waiting to fill a 20 ms frame. */
   private heardPending = new Int16Array(0);
-  private remote: { address: string; port: number; lastHeardMs: number; latched: boolean };
+  private remote: { address: string; port: number; latched: boolean; ssrc: number };
   private readonly ssrc = Math.floor(Math.random() * 2 ** 32) >>> 0;
   private sequence = Math.floor(Math.random() * 65536);
   private pending = new Int16Array(0);
@@ -84,7 +82,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   ) {
     super();
     this.media = media;
-    this.remote = { address: media.address, port: media.port, lastHeardMs: 0, latched: false };
+    this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
     this.jitter = new JitterBuffer({ payloadType: media.codec.payloadType, clockRate: media.codec.clockRate });
     this.concealer = new LossConcealer({ sampleRate: this.audioRateHz, frameSamples: this.frameSamples });
     this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
@@ -130,7 +128,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
-    if (!this.remote.latched || media.address !== this.remote.address) this.remote = { address: media.address, port: media.port, lastHeardMs: 0, latched: false };
+    if (!this.remote.latched || media.address !== this.remote.address) this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
     if (codecChanged) {
       this.jitter.reset();
       this.pending = new Int16Array(0);
@@ -244,14 +242,15 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     const now = performance.now();
     if (from.address !== this.remote.address || from.port !== this.remote.port) {
       // Symmetric RTP: answer where the caller's packets come from, not where its SDP said.
-      if (this.remote.latched && now - this.remote.lastHeardMs < RELATCH_AFTER_MS) {
+      // The first packet latches; afterwards only the same source (SSRC) may move (a NAT
+      // rebinding), so a stranger spraying the port cannot take the call's audio.
+      if (this.remote.latched && packet.ssrc !== this.remote.ssrc) {
         this.counters.garbageIn += 1;
         return;
       }
-      this.remote = { address: from.address, port: from.port, lastHeardMs: now, latched: true };
+      this.remote = { address: from.address, port: from.port, latched: true, ssrc: packet.ssrc };
     }
-    this.remote.latched = true;
-    this.remote.lastHeardMs = now;
+    if (!this.remote.latched) this.remote = { ...this.remote, latched: true, ssrc: packet.ssrc };
     this.counters.packetsIn += 1;
     if (packet.payloadType === this.media.telephoneEvent) {
       const key = this.dtmfIn.push(copyPacket(packet));
