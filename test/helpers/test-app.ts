@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { capturedLogger } from './captured-logger.js';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { KeyService } from '../../src/auth/key-service.js';
@@ -37,16 +36,7 @@ export async function createTestApp(
     SPRACHROHR_STT_WORKERS: '1',
     ...env,
   });
-  const logs: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    }),
-  );
+  const { logger, logs } = capturedLogger();
   const store = SqliteStore.open(':memory:');
   const keys = new KeyService(store.keys, config.keySecret!);
   await Promise.all([loadMp3Encoder(), loadResampler()]);
