@@ -18,7 +18,7 @@ import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
 import { parseOffer } from '../sdp/parse-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { PacerClock } from '../rtp/pacer.js';
-import type { SessionBody, SipDialog } from '../sip/sip-dialog.js';
+import type { CallDialog, SessionBody } from './call-dialog.js';
 import { listenForCaller, speakPrompt, type ListenOutcome } from './call-turns.js';
 import type { CallCodec } from '../telephony-config.js';
 
@@ -81,14 +81,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private endedReason: string | null = null;
 
   constructor(
-    readonly dialog: SipDialog,
+    readonly dialog: CallDialog,
     private readonly route: LoadedRoute,
     private readonly ports: RtpPorts,
     private readonly services: CallServices,
   ) {
     super();
     this.logger = services.logger.child({ callId: dialog.callId });
-    this.vars = { heard: '', digits: '', caller: dialog.from.uri, called: dialog.calledUser ?? '' };
+    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: dialog.calledUser ?? '' };
     dialog.on('ended', (reason) => this.end(reason));
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
     dialog.on('info', (info) => {
@@ -208,8 +208,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     // No offer in the INVITE: ours goes in the 200, the caller's answer comes in the ACK.
     const sdp = buildOffer(this.local);
     this.answered = true;
-    const ack = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
-    const negotiated = negotiatedFromAnswer(sdp, parseOffer(ack.body.toString('utf8')));
+    const answer = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
+    if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
+    const negotiated = negotiatedFromAnswer(sdp, parseOffer(answer.body.toString('utf8')));
     this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, direction: negotiated.direction });
   }
 

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
-import type { SipDialog } from './sip-dialog.js';
+import type { CallDialog } from '../call/call-dialog.js';
 import type { CallRefusal } from './sip-endpoint.js';
 import type { SipRequest } from './sip-message.js';
 import type { SipPeer } from './sip-transport.js';
@@ -79,7 +79,7 @@ export class CallAdmission {
   }
 
   /** Counts an admitted call until its dialog ends. */
-  track(dialog: SipDialog, source: SipPeer): void {
+  track(dialog: CallDialog, source: SipPeer): void {
     const address = source.address.replace(/^::ffff:/, '');
     this.total += 1;
     this.perSource.set(address, (this.perSource.get(address) ?? 0) + 1);

@@ -5,31 +5,12 @@
  * itself. Everything the call needs to know arrives as typed events.
  */
 import { EventEmitter } from 'node:events';
+import type { CallDialog, CallDialogEvents, DialogEndReason, SessionBody } from '../call/call-dialog.js';
 import { newBranch, parseNameAddress, sipHost, type NameAddress } from './sip-headers.js';
 import { serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
 import { cseqOf } from './sip-parser.js';
 import { buildResponse, responsePeer, type ServerTransaction, type SipTimers } from './sip-transactions.js';
 import type { SipPeer } from './sip-transport.js';
-
-/** An offer or answer body with its kind. */
-export interface SessionBody {
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/** What the dialog reports. */
-export interface SipDialogEvents {
-  /** The caller gave up before the answer (CANCEL); the INVITE got 487. */
-  cancel: [];
-  /** The caller hung up (BYE). */
-  bye: [];
-  /** A re-INVITE or UPDATE; call `reply` with an answer body, or with a status to refuse. */
-  reoffer: [offer: SessionBody | null, reply: (answer: SessionBody | number) => void];
-  /** An INFO request (DTMF relay and others); it has been answered 200. */
-  info: [request: SessionBody];
-  /** The dialog is over, for whatever reason. */
-  ended: [reason: 'cancel' | 'bye' | 'hangup' | 'rejected' | 'ack-timeout' | 'shutdown'];
-}
 
 /** What the dialog needs from the endpoint that owns it. */
 export interface DialogHost {
@@ -47,7 +28,7 @@ export interface DialogHost {
 export const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE';
 
 /** The UAS side of one call. */
-export class SipDialog extends EventEmitter<SipDialogEvents> {
+export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDialog {
   readonly callId: string;
   readonly localTag: string;
   readonly remoteTag: string;
@@ -93,6 +74,10 @@ export class SipDialog extends EventEmitter<SipDialogEvents> {
     return this.state === 'ended';
   }
 
+  get callerUri(): string {
+    return this.from.uri;
+  }
+
   /** The caller's offer in the INVITE, if it made one. */
   get offer(): SessionBody | null {
     return bodyOf(this.invite);
@@ -118,12 +103,12 @@ export class SipDialog extends EventEmitter<SipDialogEvents> {
    * whose body is the caller's answer in the second case; rejects when no ACK comes within
    * 64 × T1 (the caller is then sent BYE).
    */
-  accept(body: SessionBody): Promise<SipRequest> {
-    if (this.state !== 'early' || this.transaction.answered) return Promise.reject(new Error('the call was already answered or is over'));
+  async accept(body: SessionBody): Promise<SessionBody | null> {
+    if (this.state !== 'early' || this.transaction.answered) throw new Error('the call was already answered or is over');
     this.state = 'confirmed';
     const response = this.response(this.invite, 200, body);
     this.transaction.respond(response);
-    return this.awaitAck(response, this.transaction.source);
+    return bodyOf(await this.awaitAck(response, this.transaction.source));
   }
 
   /** Refuses the call with a final status (486, 488, 603, …). */
@@ -299,7 +284,7 @@ export class SipDialog extends EventEmitter<SipDialogEvents> {
     return responsePeer(this.invite, this.source);
   }
 
-  private end(reason: SipDialogEvents['ended'][0]): void {
+  private end(reason: DialogEndReason): void {
     if (this.state === 'ended') return;
     this.state = 'ended';
     this.clearPendingAck()?.reject(new Error(`the call ended (${reason})`));

@@ -48,7 +48,7 @@ describe('SIP endpoint', () => {
   it('runs a call: 100, 180, 200 retransmitted until the ACK, then BYE from the caller', async () => {
     const peer = await Peer.udp(endpoint.ports.udp);
     const events: string[] = [];
-    let acked!: Promise<SipRequest>;
+    let acked!: Promise<unknown>;
     onCall = (dialog) => {
       dialog.on('bye', () => events.push('bye'));
       dialog.on('ended', (reason) => events.push(`ended:${reason}`));
