@@ -303,6 +303,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.endedReason !== null) return;
     this.endedReason = reason;
     this.controller.abort();
+    if (this.media) this.logger.info({ ...this.media.quality() }, 'call quality');
     this.media?.close();
     if (!this.media) this.ports.release();
     const usage: CallUsage = {

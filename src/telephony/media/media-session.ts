@@ -18,6 +18,7 @@ import { JitterBuffer } from '../rtp/jitter-buffer.js';
 import { LossConcealer } from '../rtp/loss-concealment.js';
 import { PacedStream } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
+import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
 import { parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
@@ -42,6 +43,8 @@ export interface MediaSessionEvents {
   drained: [];
 }
 
+/** Receive ticks between two RTCP reports (RFC 3550's 5 s minimum interval). */
+const RTCP_EVERY_TICKS = 250;
 /** Frames of voiced audio in a row that count as speech starting (60 ms, as the endpointer). */
 const SPEECH_START_FRAMES = 3;
 
@@ -73,7 +76,12 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   lastVoiceAtMs = 0;
   /** When the first packet after {@link markPlayback} went out. */
   firstPacketAtMs = 0;
-  readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0 };
+  readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0 };
+  private readonly rtcp: RtcpSession;
+  private ticks = 0;
+  private lastTimestamp = 0;
+  /** The caller's latest RTCP report: how our stream reaches it, and what it sent. */
+  peerReport: PeerReport | null = null;
 
   constructor(
     private readonly ports: RtpPorts,
@@ -93,9 +101,12 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       onSend: (payload, timestamp, marker, payloadType) => this.send(payload, timestamp, marker, payloadType),
       onDrained: () => this.emit('drained'),
     });
+    this.rtcp = new RtcpSession({ ssrc: this.ssrc, cname: `sprachrohr@${ports.port}`, clockRate: media.codec.clockRate });
     ports.rtp.on('message', (data, from) => this.receive(data, from));
-    // RTCP arrives on the odd port; reports are read by `rtcp` consumers later, never required.
-    ports.rtcp.on('message', () => undefined);
+    ports.rtcp.on('message', (data) => {
+      const report = this.rtcp.receive(data, Date.now());
+      if (report) this.peerReport = report;
+    });
     pacer.add(this.outgoing);
     pacer.add(this.receiveTick);
   }
@@ -229,6 +240,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.sequence = (this.sequence + 1) & 0xffff;
     const packet = serializeRtp({ payloadType: payloadType ?? this.media.codec.payloadType, sequenceNumber: this.sequence, timestamp, ssrc: this.ssrc, marker, payload });
     this.counters.packetsOut += 1;
+    this.counters.octetsOut += payload.length;
+    this.lastTimestamp = timestamp;
     this.ports.rtp.send(packet, this.remote.port, this.remote.address);
   }
 
@@ -263,6 +276,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** One receive tick: the next frame out of the jitter buffer, decoded (or concealed). */
   private playIncoming(): boolean {
     if (this.closed) return false;
+    if (++this.ticks % RTCP_EVERY_TICKS === 0) this.sendReport();
     const out = this.jitter.pop(performance.now());
     if (out === null) return false;
     if (out === 'lost') {
@@ -311,6 +325,37 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       if (this.voicedRun === SPEECH_START_FRAMES) this.emit('speech-start');
     } else this.voicedRun = 0;
     this.emit('audio', pcm);
+  }
+
+  /**
+   * A sender report while we send, a receiver report otherwise, to the port above the caller's
+   * RTP port (RFC 3550 section 11), so the far end can see the call's quality too.
+   */
+  private sendReport(): void {
+    if (this.media.direction === 'inactive') return;
+    const now = Date.now();
+    const reception = this.jitter.reception();
+    const report =
+      this.counters.packetsOut > 0
+        ? this.rtcp.senderReport({ rtpTimestamp: this.lastTimestamp, packetCount: this.counters.packetsOut, octetCount: this.counters.octetsOut }, reception, now)
+        : this.rtcp.receiverReport(reception, now);
+    this.ports.rtcp.send(report, this.remote.port + 1, this.remote.address);
+  }
+
+  /** Call quality for the log at the end: what we received, and what the caller said it received. */
+  quality(): Record<string, number | undefined> {
+    const stats = this.jitter.stats();
+    const peer = this.peerReport?.ourStream;
+    return {
+      packetsIn: this.counters.packetsIn,
+      packetsOut: this.counters.packetsOut,
+      lost: stats.lost,
+      late: stats.late,
+      jitterMs: Math.round(stats.jitterMs * 10) / 10,
+      peerFractionLost: peer?.fractionLost,
+      peerJitterMs: peer ? Math.round(peer.jitterMs * 10) / 10 : undefined,
+      roundTripMs: peer?.roundTripMs,
+    };
   }
 
   /** Stops the media and frees the ports. */

@@ -79,6 +79,9 @@ afterAll(async () => {
 /** The caller's media socket: records what arrives, sends frames on a 20 ms schedule. */
 class CallerMedia {
   readonly received: Array<{ packet: RtpPacket; atMs: number }> = [];
+  /** RTCP packet types (200 SR, 201 RR) received on the port above. */
+  readonly rtcpTypes: number[] = [];
+  private rtcp: dgram.Socket | null = null;
   private seq = 1000;
   private timestamp = 5000;
   port = 0;
@@ -89,12 +92,28 @@ class CallerMedia {
     });
   }
 
+  /** An even RTP port with its RTCP port above it, from a range the gateway does not use. */
   static async open(): Promise<CallerMedia> {
-    const socket = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-    const media = new CallerMedia(socket);
-    media.port = socket.address().port;
-    return media;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = 32000 + 2 * Math.floor(Math.random() * 500);
+      const rtp = dgram.createSocket('udp4');
+      const rtcp = dgram.createSocket('udp4');
+      const bound = (socket: dgram.Socket, at: number) =>
+        new Promise<boolean>((resolve) => {
+          socket.once('error', () => resolve(false));
+          socket.bind(at, '127.0.0.1', () => resolve(true));
+        });
+      if ((await bound(rtp, port)) && (await bound(rtcp, port + 1))) {
+        const media = new CallerMedia(rtp);
+        media.port = port;
+        media.rtcp = rtcp;
+        rtcp.on('message', (data) => media.rtcpTypes.push(data[1]!));
+        return media;
+      }
+      rtp.close();
+      rtcp.close();
+    }
+    throw new Error('no free port pair for the caller');
   }
 
   /** Sends payloads in real time to the gateway's RTP port. */
@@ -112,6 +131,7 @@ class CallerMedia {
 
   close(): void {
     this.socket.close();
+    this.rtcp?.close();
   }
 }
 
@@ -172,6 +192,8 @@ describe('calls through the telephony service', () => {
     expect(usage?.ttsSeconds).toBeGreaterThan(1);
     expect(usage?.sttSeconds).toBeGreaterThan(1);
     expect(service.stats.turnLatenciesMs.length).toBeGreaterThan(0);
+    // The call lasted over 5 s while the gateway sent audio: a sender report came to port + 1.
+    expect(media.rtcpTypes).toContain(200);
     sip.close();
     media.close();
   }, 60_000);
