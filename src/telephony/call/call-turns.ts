@@ -67,7 +67,7 @@ export async function speakPrompt(media: MediaSession, engines: EngineRegistry, 
     if (!interrupted && !callSignal.aborted) {
       for (const bytes of session.finish()) media.play(pcmOf(bytes));
       media.endPlayback();
-      if (media.queuedFrames > 0) await waitFor(media, 'drained', callSignal, () => interrupted);
+      if (media.queuedFrames > 0) await drained(media, callSignal);
     }
     return { interrupted, playedSeconds: media.playedSeconds, synthesisedSeconds: session.durationSeconds };
   } finally {
@@ -78,21 +78,16 @@ export async function speakPrompt(media: MediaSession, engines: EngineRegistry, 
   }
 }
 
-/** Resolves on the media session's event, when `stop` turns true, or when the call ends. */
-function waitFor(media: MediaSession, event: 'drained', signal: AbortSignal, stop: () => boolean): Promise<void> {
+/** Resolves when nothing is queued for playback any more (played out or stopped), or the call ends. */
+function drained(media: MediaSession, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      clearInterval(poll);
-      media.off(event, done);
+      media.off('drained', done);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    media.on(event, done);
+    media.on('drained', done);
     signal.addEventListener('abort', done, { once: true });
-    // Barge-in clears the queue without a drained event.
-    const poll = setInterval(() => {
-      if (stop()) done();
-    }, 20);
   });
 }
 

@@ -39,7 +39,7 @@ export interface MediaSessionEvents {
   audio: [pcm: Int16Array];
   /** The caller started speaking (three voiced frames in a row). */
   'speech-start': [];
-  /** Everything queued for playback has been sent. */
+  /** Nothing is queued for playback any more: all of it was sent, or it was stopped. */
   drained: [];
 }
 
@@ -190,8 +190,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
 
   /** Drops everything queued (barge-in): nothing more of it goes out from the next tick. */
   stopPlayback(): void {
+    const had = this.outgoing.queued > 0;
     this.outgoing.clear();
     this.pending = new Int16Array(0);
+    if (had) this.emit('drained');
   }
 
   /** Frames still queued. */
