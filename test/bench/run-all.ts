@@ -1,8 +1,10 @@
 /**
  * Runs every benchmark and prints the figures as the README's Performance section shows them.
- * Run: npm run bench   (the load figure needs wrk: apt-get install wrk)
+ * Run: npm run bench   (the load figure needs wrk: apt-get install wrk; the call figures need
+ * SIPp: apt-get install sip-tester, run as root or with CAP_NET_RAW for its RTP captures)
  */
 import os from 'node:os';
+import { benchCalls, printCallsFigures } from './calls.bench.js';
 import { benchEncoding } from './encode-formats.bench.js';
 import { benchDialectQuality } from './dialect-quality.bench.js';
 import { benchDialectFirstAudio, benchDialectSpeed } from './dialect-speed.bench.js';
@@ -81,3 +83,4 @@ console.log(
 printSttFigures(await benchStt());
 printModelFigures(await benchInstalledModels());
 printRealtimeFigures(await benchRealtime());
+printCallsFigures(await benchCalls());
