@@ -1,6 +1,7 @@
 /**
  * The settings of the SIP/RTP side, read and checked once at start with the rest of the
- * configuration (`SPRACHROHR_SIP_*`, `SPRACHROHR_RTP_PORTS`, `SPRACHROHR_DIALPLANS_DIR`).
+ * configuration (`SPRACHROHR_SIP_*`, `SPRACHROHR_DRACHTIO*`, `SPRACHROHR_RTP_PORTS`,
+ * `SPRACHROHR_DIALPLANS_DIR`).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +30,18 @@ export interface TelephonyConfig {
   readonly rtpPorts: { readonly min: number; readonly max: number };
   readonly codecs: readonly CallCodec[];
   readonly dialplansDir: string;
+  /**
+   * The drachtio-server that does the SIP signalling instead of the embedded endpoint, when
+   * set; the SIP listener settings then go unused (media stays ours).
+   */
+  readonly drachtio: DrachtioConfig | null;
+}
+
+/** Where the drachtio-server listens for applications (its admin port) and its shared secret. */
+export interface DrachtioConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly secret: string;
 }
 
 const CODECS: readonly CallCodec[] = ['PCMU', 'PCMA', 'opus'];
@@ -66,7 +79,28 @@ export function loadTelephonyConfig(env: Env): TelephonyConfig {
     rtpPorts: { min: min + (min % 2), max },
     codecs: codecs as CallCodec[],
     dialplansDir: env['SPRACHROHR_DIALPLANS_DIR'] ? path.resolve(env['SPRACHROHR_DIALPLANS_DIR']) : shippedDialplans(),
+    drachtio: loadDrachtio(env),
   };
+}
+
+/** drachtio-server's default admin port. */
+const DRACHTIO_PORT = 9022;
+
+/**
+ * `SPRACHROHR_DRACHTIO` (`host:port`, `[v6]:port`, or a host alone for port 9022) with its
+ * secret, which is required: drachtio-server's built-in default secret is public knowledge.
+ */
+function loadDrachtio(env: Env): DrachtioConfig | null {
+  const target = (env['SPRACHROHR_DRACHTIO'] ?? '').trim();
+  if (target === '') return null;
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s\[\]]+))(?::(\d{1,5}))?$/.exec(target);
+  const port = match?.[3] === undefined ? DRACHTIO_PORT : Number(match[3]);
+  if (!match || port < 1 || port > 65535) throw new ConfigError('SPRACHROHR_DRACHTIO', `must be host:port of a drachtio-server (like 127.0.0.1:9022), got ${JSON.stringify(target)}`);
+  const secret = env['SPRACHROHR_DRACHTIO_SECRET'] ?? '';
+  if (secret === '') throw new ConfigError('SPRACHROHR_DRACHTIO_SECRET', 'is needed with SPRACHROHR_DRACHTIO: the secret drachtio-server expects from applications');
+  // drachtio's wire protocol separates fields with | and ends the leader at a line break.
+  if (/[|\r\n]/.test(secret)) throw new ConfigError('SPRACHROHR_DRACHTIO_SECRET', 'must not contain | or line breaks (drachtio-server could never match it)');
+  return { host: (match[1] ?? match[2])!, port, secret };
 }
 
 /** The `dialplans/` folder that ships with the package (from the sources or from `dist/`). */
@@ -93,4 +127,6 @@ export const TELEPHONY_CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, m
   ['SPRACHROHR_SIP_CODECS', 'codecs in preference order (default PCMU,PCMA,opus)'],
   ['SPRACHROHR_RTP_PORTS', 'RTP port range (default 20000-29999)'],
   ['SPRACHROHR_DIALPLANS_DIR', 'folder of dialplans (default: the dialplans/ shipped with sprachrohr)'],
+  ['SPRACHROHR_DRACHTIO', 'host:port of a drachtio-server (admin port, default 9022) that does the SIP signalling instead of the embedded endpoint'],
+  ['SPRACHROHR_DRACHTIO_SECRET', 'the shared secret of that drachtio-server (required with SPRACHROHR_DRACHTIO)'],
 ];

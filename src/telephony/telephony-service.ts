@@ -1,19 +1,23 @@
 /**
- * The phone side of the process: the embedded SIP endpoint, who may call, the RTP ports, the
- * one pacer clock all calls send on, and the dialplans that say what each call does. It runs
+ * The phone side of the process: the SIP signalling (the embedded endpoint, or a
+ * drachtio-server when `SPRACHROHR_DRACHTIO` is set), who may call, the RTP ports, the one
+ * pacer clock all calls send on, and the dialplans that say what each call does. It runs
  * beside the HTTP and WebSocket API in the same process, on the same engines.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
+import { loadResampler } from '../audio/resampler.js';
 import { loadDialplans, type Dialplans } from '../dialplan/dialplan-loader.js';
+import type { CallDialog } from './call/call-dialog.js';
 import { CallSession, type CallUsage } from './call/call-session.js';
+import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
 import { RtpPortPool, RtpPortsExhausted } from './media/rtp-port-pool.js';
 import { PacerClock } from './rtp/pacer.js';
 import { CallAdmission } from './sip/call-admission.js';
-import type { SipDialog } from './sip/sip-dialog.js';
 import { SipEndpoint } from './sip/sip-endpoint.js';
 import type { SipTimers } from './sip/sip-transactions.js';
+import type { SipPeer } from './sip/sip-transport.js';
 import type { TelephonyConfig } from './telephony-config.js';
 
 /** Counters of the phone side, for logs, capabilities and benchmarks. */
@@ -25,6 +29,9 @@ export interface TelephonyStats {
   readonly usage: CallUsage[];
 }
 
+/** Who does the SIP: the embedded endpoint, or a drachtio-server. */
+type Signalling = { readonly kind: 'embedded'; readonly endpoint: SipEndpoint } | { readonly kind: 'drachtio'; readonly drachtio: DrachtioSignalling };
+
 /** The running phone side. */
 export class TelephonyService {
   readonly stats: TelephonyStats = { callsStarted: 0, callsEnded: 0, turnLatenciesMs: [], usage: [] };
@@ -33,7 +40,7 @@ export class TelephonyService {
   private readonly finished = new Set<Promise<void>>();
 
   private constructor(
-    readonly endpoint: SipEndpoint,
+    private readonly signalling: Signalling,
     private readonly admission: CallAdmission,
     private readonly ports: RtpPortPool,
     private readonly dialplans: Dialplans,
@@ -41,16 +48,26 @@ export class TelephonyService {
     private readonly engines: EngineRegistry,
     private readonly logger: Logger,
   ) {
-    endpoint.onCall((dialog) => this.take(dialog));
+    if (signalling.kind === 'embedded') signalling.endpoint.onCall((dialog) => this.take(dialog, dialog.source));
+    else signalling.drachtio.onCall((dialog, source) => this.take(dialog, source));
   }
 
   /**
    * Loads the dialplans (a bad one stops the start, with file and line), binds the SIP
-   * listeners and starts taking calls.
+   * listeners (or connects to drachtio-server) and starts taking calls.
    */
   static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, timers?: SipTimers): Promise<TelephonyService> {
+    // Opus calls resample the caller's 48 kHz audio; the resampler's WebAssembly loads once.
+    await loadResampler();
     const dialplans = await loadDialplans(config.dialplansDir);
     const admission = new CallAdmission({ allow: config.allow, ...(config.digest ? { digest: config.digest } : {}), maxCalls: config.maxCalls, maxCallsPerSource: config.maxCallsPerSource });
+    const ports = new RtpPortPool(config.host, config.rtpPorts);
+    const routes = dialplans.routes.map((route) => route.number);
+    if (config.drachtio) {
+      const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
+      logger.info({ drachtio: drachtio.target, routes }, 'taking calls');
+      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, ports, dialplans, config, engines, logger);
+    }
     const endpoint = new SipEndpoint({
       host: config.host,
       port: config.port,
@@ -65,9 +82,17 @@ export class TelephonyService {
     } catch (error) {
       throw new Error(`SIP cannot listen on ${config.host}:${config.port} (SPRACHROHR_SIP_HOST, SPRACHROHR_SIP_PORT; SPRACHROHR_SIP=off turns calls off): ${(error as Error).message}`);
     }
-    const service = new TelephonyService(endpoint, admission, new RtpPortPool(config.host, config.rtpPorts), dialplans, config, engines, logger);
-    logger.info({ sip: endpoint.ports, routes: dialplans.routes.map((route) => route.number) }, 'taking calls');
-    return service;
+    logger.info({ sip: endpoint.ports, routes }, 'taking calls');
+    return new TelephonyService({ kind: 'embedded', endpoint }, admission, ports, dialplans, config, engines, logger);
+  }
+
+  /**
+   * The embedded SIP endpoint (its bound ports, for tests and logs).
+   * @throws Error when calls come through a drachtio-server instead
+   */
+  get endpoint(): SipEndpoint {
+    if (this.signalling.kind !== 'embedded') throw new Error('calls come through drachtio-server (SPRACHROHR_DRACHTIO); there is no embedded SIP endpoint');
+    return this.signalling.endpoint;
   }
 
   /** Calls in progress. */
@@ -75,18 +100,25 @@ export class TelephonyService {
     return this.calls.size;
   }
 
-  private take(dialog: SipDialog): void {
+  /** Runs an admitted call's route: a media port, a call session, its counters. */
+  private take(dialog: CallDialog, source: SipPeer): void {
     const route = this.dialplans.route(dialog.calledUser ?? '');
     if (!route) {
       dialog.reject(404);
       return;
     }
-    this.admission.track(dialog, dialog.source);
+    this.admission.track(dialog, source);
     void this.ports
       .allocate()
       .then((ports) => {
         if (dialog.ended) return ports.release();
-        const call = new CallSession(dialog, route, ports, { engines: this.engines, pacer: this.pacer, logger: this.logger, mediaAddress: this.config.advertisedAddress ?? this.config.host, codecs: this.config.codecs });
+        let call: CallSession;
+        try {
+          call = new CallSession(dialog, route, ports, { engines: this.engines, pacer: this.pacer, logger: this.logger, mediaAddress: this.config.advertisedAddress ?? this.config.host, codecs: this.config.codecs });
+        } catch (error) {
+          ports.release();
+          throw error;
+        }
         this.calls.add(call);
         this.stats.callsStarted += 1;
         call.on('turn-latency', (ms) => {
@@ -115,11 +147,12 @@ export class TelephonyService {
       });
   }
 
-  /** Hangs up every call, then closes the listeners. */
+  /** Hangs up every call, then closes the listeners (or the connection to drachtio-server). */
   async close(): Promise<void> {
     await Promise.all([...this.calls].map((call) => call.hangup().catch(() => undefined)));
     await Promise.all([...this.finished]);
-    await this.endpoint.close();
+    if (this.signalling.kind === 'embedded') await this.signalling.endpoint.close();
+    else await this.signalling.drachtio.close();
     this.pacer.close();
   }
 }
