@@ -151,6 +151,11 @@ export interface SttStreamOptions {
   readonly vocabulary: readonly string[];
   /** Rate of the PCM16 mono audio written; one of the engine's `sampleRatesHz`. */
   readonly sampleRateHz: number;
+  /**
+   * Silence that ends an utterance, for engines that endpoint by voice activity (default their
+   * own, 500 ms): a phone menu may decide sooner that the caller has finished.
+   */
+  readonly endSilenceMs?: number;
 }
 
 /** A live recognition: PCM16 mono in, events out; `end()` yields the last final. */

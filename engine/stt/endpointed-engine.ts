@@ -24,7 +24,8 @@ export class EndpointedSttEngine implements SttEngine {
     }
     const vad = this.detectorFor(options.sampleRateHz);
     try {
-      return new EndpointedStream(this.makeDecoder(options), vad, options.sampleRateHz, signal, this.endpointer);
+      const endpointer = options.endSilenceMs === undefined ? this.endpointer : { ...this.endpointer, hangoverMs: options.endSilenceMs };
+      return new EndpointedStream(this.makeDecoder(options), vad, options.sampleRateHz, signal, endpointer);
     } catch (error) {
       vad.close();
       throw error;

@@ -61,13 +61,20 @@ export class RecognitionSession implements AsyncIterable<RecognitionSessionEvent
    * @param rateHz the rate of the audio the caller writes
    * @throws RecognitionCapacityError when a recogniser takes no more streams (none stays open)
    */
-  constructor(candidates: ReadonlyArray<{ language: string; engine: SttEngine }>, vocabulary: readonly string[], private readonly rateHz: number, signal: AbortSignal) {
+  constructor(
+    candidates: ReadonlyArray<{ language: string; engine: SttEngine }>,
+    vocabulary: readonly string[],
+    private readonly rateHz: number,
+    signal: AbortSignal,
+    /** Silence that ends an utterance (see `SttStreamOptions.endSilenceMs`); the engines' own when absent. */
+    endSilenceMs?: number,
+  ) {
     const distinct = candidates.filter((entry, index) => candidates.findIndex((other) => other.engine === entry.engine) === index);
     this.listeners = [];
     try {
       for (const { language, engine } of distinct) {
         const engineRate = engine.capabilities.sampleRatesHz.includes(rateHz) ? rateHz : engine.capabilities.sampleRatesHz[0]!;
-        const stream = engine.open({ language, vocabulary, sampleRateHz: engineRate }, signal);
+        const stream = engine.open({ language, vocabulary, sampleRateHz: engineRate, ...(endSilenceMs === undefined ? {} : { endSilenceMs }) }, signal);
         this.listeners.push({ language, stream, resampler: engineRate === rateHz ? null : new Resampler(rateHz, engineRate), latestPartial: null, finals: [], done: false });
       }
     } catch (error) {

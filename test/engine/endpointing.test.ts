@@ -102,6 +102,21 @@ describe('the batch-to-streaming adapter (VAD-segmented)', () => {
     });
   });
 
+  it('ends utterances after a shorter silence when the stream asks for one', async () => {
+    // Each sentence cut to its loud part, so the pause between them is exactly what is inserted.
+    const loud = (pcm: Int16Array) => {
+      const span = loudSpan(pcm, RATE);
+      return pcm.subarray(Math.round(span.start * RATE), Math.round(span.end * RATE));
+    };
+    const first = loud(await speech.speak('Hello, I would like to pay my bill.', RATE));
+    const second = loud(await speech.speak('Yes, that is right.', RATE));
+    const audio = concatPcm([silencePcm(0.5, RATE), first, silencePcm(0.35, RATE), second, silencePcm(1, RATE)]);
+    const finals = (events: SttEvent[]) => events.filter((event) => event.type === 'final').length;
+    // 350 ms between the sentences: one utterance at the default 500 ms, two at 200 ms.
+    expect(finals(await collect(audio))).toBe(1);
+    expect(finals(await recognise(engine, { ...options, endSilenceMs: 200 }, audio, 480))).toBe(2);
+  });
+
   it('gives nothing for silence and ends an utterance cut off by the end of the stream', async () => {
     expect(await collect(silencePcm(3, RATE))).toEqual([]);
     const cut = await speech.speak('Transfer me to an agent please', RATE);

@@ -173,6 +173,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           timeoutMs: listen.timeout_ms ?? 5000,
           maxMs: listen.max_ms ?? 15_000,
           maxDigits: listen.max_digits ?? 1,
+          ...(listen.end_silence_ms === undefined ? {} : { endSilenceMs: listen.end_silence_ms }),
           preroll: this.preroll.splice(0),
         },
         this.signal,

@@ -116,6 +116,8 @@ export interface ListenRequest {
   readonly timeoutMs: number;
   readonly maxMs: number;
   readonly maxDigits: number;
+  /** Silence that ends the caller's turn; the recogniser's own (500 ms) when absent. */
+  readonly endSilenceMs?: number;
   /** Caller audio from just before the step (a barge-in's first words), fed first. */
   readonly preroll: readonly Int16Array[];
 }
@@ -130,7 +132,7 @@ export async function listenForCaller(media: MediaSession, engines: EngineRegist
   const controller = new AbortController();
   const stopAll = () => controller.abort();
   callSignal.addEventListener('abort', stopAll, { once: true });
-  const session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal) : null;
+  const session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs) : null;
   let digits = '';
   let heardSpeech = false;
   return await new Promise<ListenOutcome>((resolve) => {
