@@ -73,7 +73,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private lastAnswer: string | null = null;
   private readonly vars: Record<string, string>;
   private readonly logger: Logger;
-  private readonly preroll: Int16Array[] = [];
+  private readonly preroll = new FrameRing(PREROLL_FRAMES);
   private held = false;
   private ttsSeconds = 0;
   private sttSeconds = 0;
@@ -174,7 +174,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           maxMs: listen.max_ms ?? 15_000,
           maxDigits: listen.max_digits ?? 1,
           ...(listen.end_silence_ms === undefined ? {} : { endSilenceMs: listen.end_silence_ms }),
-          preroll: this.preroll.splice(0),
+          preroll: this.preroll.take(),
         },
         this.signal,
       );
@@ -252,14 +252,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.logger.info({ key }, 'dtmf');
       this.emit('dtmf', key);
     });
-    session.on('audio', (pcm) => {
-      this.preroll.push(pcm);
-      if (this.preroll.length > PREROLL_FRAMES) this.preroll.shift();
-    });
-    session.on('speech-start', () => {
-      // Only the words that start a turn are kept: older audio is not part of it.
-      this.preroll.splice(0, Math.max(0, this.preroll.length - 15));
-    });
+    session.on('audio', (pcm) => this.preroll.push(pcm));
+    // Only the words that start a turn are kept: older audio is not part of it.
+    session.on('speech-start', () => this.preroll.keepLast(15));
     return session;
   }
 
@@ -318,6 +313,36 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.logger.info({ reason, ...usage }, 'call ended');
     this.emit('usage', usage);
     this.emit('ended', reason);
+  }
+}
+
+/** The last few frames of caller audio, kept without shifting arrays 50 times a second. */
+class FrameRing {
+  private readonly frames: Array<Int16Array | undefined>;
+  private next = 0;
+  private count = 0;
+
+  constructor(private readonly capacity: number) {
+    this.frames = new Array<Int16Array | undefined>(capacity);
+  }
+
+  push(frame: Int16Array): void {
+    this.frames[this.next] = frame;
+    this.next = (this.next + 1) % this.capacity;
+    this.count = Math.min(this.count + 1, this.capacity);
+  }
+
+  /** Forgets all but the newest `frames`. */
+  keepLast(frames: number): void {
+    this.count = Math.min(this.count, frames);
+  }
+
+  /** The kept frames, oldest first; the ring is empty afterwards. */
+  take(): Int16Array[] {
+    const out: Int16Array[] = [];
+    for (let i = this.count; i > 0; i--) out.push(this.frames[(this.next - i + this.capacity) % this.capacity]!);
+    this.count = 0;
+    return out;
   }
 }
 

@@ -91,11 +91,11 @@ function drained(media: MediaSession, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Little-endian PCM16 bytes as samples (copied: the bytes may not be aligned). */
+/** Little-endian PCM16 bytes as samples: one copy into aligned memory (the bytes may not be aligned). */
 function pcmOf(bytes: Buffer): Int16Array {
-  const samples = new Int16Array(bytes.length >> 1);
-  for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
-  return samples;
+  const copy = new Uint8Array(bytes.length & ~1);
+  copy.set(bytes.subarray(0, copy.length));
+  return new Int16Array(copy.buffer);
 }
 
 /** What a listen step heard. */

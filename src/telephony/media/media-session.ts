@@ -19,7 +19,7 @@ import { LossConcealer } from '../rtp/loss-concealment.js';
 import { PacedStream } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
-import { parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
+import { parseRtp, serializeRtp } from '../rtp/rtp-packet.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
 /** What the call agreed on for its media (from the SDP offer/answer). */
@@ -268,11 +268,13 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     if (!this.remote.latched) this.remote = { ...this.remote, latched: true, ssrc: packet.ssrc };
     this.counters.packetsIn += 1;
     if (packet.payloadType === this.media.telephoneEvent) {
-      const key = this.dtmfIn.push(copyPacket(packet));
+      const key = this.dtmfIn.push(packet);
       if (key) this.emit('dtmf', key, 'rfc4733');
       return;
     }
-    this.jitter.push(copyPacket(packet), now);
+    // The payload is a view into the datagram: Node gives every datagram its own buffer, so the
+    // view stays valid while the jitter buffer holds it (no copy per packet).
+    this.jitter.push(packet, now);
   }
 
   /** One receive tick: the next frame out of the jitter buffer, decoded (or concealed). */
@@ -372,9 +374,4 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.ports.release();
     this.removeAllListeners();
   }
-}
-
-/** A parsed packet's payload is a view into the datagram; buffered packets get their own copy. */
-function copyPacket(packet: RtpPacket): RtpPacket {
-  return { ...packet, payload: Uint8Array.from(packet.payload) };
 }
