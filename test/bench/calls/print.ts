@@ -1,0 +1,44 @@
+/** The call figures as the README's table. */
+import os from 'node:os';
+import type { CallsFigures } from './run.js';
+
+const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
+
+/** Prints the figures as the README's table. */
+export function printCallsFigures(figures: CallsFigures): void {
+  const { load, bargeIn, turn } = figures;
+  console.log(`\nPhone calls over loopback (one serve process; ${os.availableParallelism()} cores shared with SIPp and the measuring process):`);
+  console.log('| measure | figure | target |');
+  console.log('|---|---|---|');
+  if (load) {
+    const l = load;
+    const setup = `${l.calls} concurrent calls from SIPp, G.711 both ways, VAD on, synthetic engines, ${l.windowSeconds.toFixed(1)} s with all up`;
+    console.log(
+      `| ${setup}: pacing error of the gateway's packets (arrival against first + n × 20 ms, ${l.packets.toLocaleString('en-US')} packets of ${l.callsWithAudio} calls) | p50 ${ms(l.pacingMs.p50, 2)}, p99 ${ms(l.pacingMs.p99, 2)}, max ${ms(l.pacingMs.max)}; ${l.laterThan10Ms} later than 10 ms, ${l.laterThan2Ms} later than 2 ms, ${l.lost} lost | p99 ≤ 2 ms, none later than 10 ms |`,
+    );
+    console.log(
+      `| the same calls on one gateway process: its CPU in the window (1.00 = one core busy) | ${l.cpu.gateway.toFixed(2)} for ${l.calls} calls (${Math.round(l.calls / l.cpu.gateway)} calls per busy core; SIPp ${l.cpu.sipp.toFixed(2)}, measuring process ${l.cpu.bench.toFixed(2)}); SIPp: ${l.sipp.successful} calls successful, ${l.sipp.failed} failed | ≥ 200 calls per core |`,
+    );
+    const p = l.pacer;
+    console.log(`| the same calls: the gateway's pacer, tick lateness against its deadlines | ${p ? `p50 ${ms(p.p50LatenessMs, 2)}, p99 ${ms(p.p99LatenessMs, 2)}, max ${ms(p.maxLatenessMs)}; ${p.skippedTicks} ticks skipped of ${p.ticks}` : 'not read'} | — |`);
+    console.log(`| the same calls: event-loop delay of the measuring process (its timing error) | p99 ${ms(l.receiverLoopDelayMs.p99)}, max ${ms(l.receiverLoopDelayMs.max)} | — |`);
+    console.log(
+      `| memory per call, engines excluded ((RSS with ${l.calls} calls − RSS idle) / ${l.calls}) | ${l.rssMb.perCall.toFixed(2)} MB (idle ${l.rssMb.idle.toFixed(0)} MB, ${l.calls} calls ${l.rssMb.loaded.toFixed(0)} MB, after ${l.rssMb.after.toFixed(0)} MB) | ≤ 2 MB |`,
+    );
+  }
+  if (bargeIn) {
+    const b = bargeIn;
+    console.log(
+      `| barge-in: first speech packet sent → last prompt packet received (${b.raw.count} rounds${b.failed ? `, ${b.failed} not stopped` : ''}) | p50 ${ms(b.raw.p50)}, p95 ${ms(b.raw.p95)}, max ${ms(b.raw.max)} | — |`,
+    );
+    console.log(`| barge-in less the detector's 60 ms (three voiced frames) | p50 ${ms(b.lessDetection.p50)}, p95 ${ms(b.lessDetection.p95)}, max ${ms(b.lessDetection.max)} | ≤ 40 ms |`);
+  }
+  if (turn) {
+    const t = turn;
+    console.log(
+      `| turn, eSpeak NG and pocketsphinx: last loud frame sent → first reply packet received (${t.total.count} turns${t.failed ? `, ${t.failed} without a reply` : ''}) | p50 ${ms(t.total.p50, 0)}, p95 ${ms(t.total.p95, 0)} | — |`,
+    );
+    console.log(`| the same turns beyond the recogniser's 500 ms hangover | p50 ${ms(t.beyondHangover.p50, 0)}, p95 ${ms(t.beyondHangover.p95, 0)} | p50 ≤ 300 ms |`);
+    console.log(`| the same turns as the gateway logs them (its detector's last voiced frame → first reply packet sent) | p50 ${ms(t.gateway.p50, 0)}, p95 ${ms(t.gateway.p95, 0)} | — |`);
+  }
+}

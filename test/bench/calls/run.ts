@@ -1,0 +1,51 @@
+/** The whole call benchmark: starts the gateways, measures each part the settings ask for, stops them. */
+import { requireSipp } from '../../helpers/sipp.js';
+import { benchBargeIn, type BargeInFigures } from './barge-in.js';
+import { callerSpeech } from './caller-speech.js';
+import { LIVE_DIALPLAN, SYNTHETIC_DIALPLAN } from './dialplans.js';
+import { startGateway, stopGateway } from './gateway-process.js';
+import { loadRun, type LoadFigures } from './load.js';
+import { callsBenchSettings, type CallsBenchSettings } from './settings.js';
+import { benchTurns, type TurnFigures } from './turns.js';
+
+/** The call figures; a part the settings left out is null. */
+export interface CallsFigures {
+  readonly settings: CallsBenchSettings;
+  readonly load: LoadFigures | null;
+  readonly bargeIn: BargeInFigures | null;
+  readonly turn: TurnFigures | null;
+}
+
+/** Starts the gateways, measures, stops them. */
+export async function benchCalls(settings: CallsBenchSettings = callsBenchSettings()): Promise<CallsFigures> {
+  const speech = await callerSpeech();
+  let load: LoadFigures | null = null;
+  let bargeIn: BargeInFigures | null = null;
+  let turn: TurnFigures | null = null;
+  if (settings.calls > 0 || settings.bargeIns > 0) {
+    const gateway = await startGateway(SYNTHETIC_DIALPLAN, {
+      SPRACHROHR_TTS_ENGINE: 'none',
+      SPRACHROHR_STT_ENGINE: 'none',
+      SPRACHROHR_SIP_MAX_CALLS: String(Math.max(200, settings.calls + 10)),
+      SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE: String(Math.max(200, settings.calls + 10)),
+    });
+    try {
+      if (settings.calls > 0) {
+        await requireSipp();
+        load = await loadRun(gateway, speech, settings);
+      }
+      if (settings.bargeIns > 0) bargeIn = await benchBargeIn(gateway, speech, settings.bargeIns);
+    } finally {
+      await stopGateway(gateway);
+    }
+  }
+  if (settings.turns > 0) {
+    const gateway = await startGateway(LIVE_DIALPLAN, { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'pocketsphinx' });
+    try {
+      turn = await benchTurns(gateway, speech, settings.turns);
+    } finally {
+      await stopGateway(gateway);
+    }
+  }
+  return { settings, load, bargeIn, turn };
+}

@@ -1,0 +1,59 @@
+/**
+ * Turn latency with live engines: the caller says the recording after the greeting; measured from
+ * sending its last loud frame to the arrival of the reply's first packet.
+ */
+import type { CallerSpeech } from './caller-speech.js';
+import { Caller } from './caller.js';
+import { FRAME_SAMPLES, MULAW_SILENCE, summary, until, type Summary } from './common.js';
+import type { Gateway } from './gateway-process.js';
+
+/** Silence the recogniser's endpointer waits for before its final. */
+const HANGOVER_MS = 500;
+
+/** The turn latencies: in total, beyond the recogniser's hangover, and as the gateway logs them. */
+export interface TurnFigures {
+  readonly total: Summary;
+  readonly beyondHangover: Summary;
+  /** The gateway's own figure: its detector's last voiced frame → the reply's first packet sent. */
+  readonly gateway: Summary;
+  /** Turns without a reply. */
+  readonly failed: number;
+}
+
+/** Turns: last loud frame sent → first reply packet received, per turn. */
+async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Promise<{ latenciesMs: number[]; failed: number }> {
+  const latenciesMs: number[] = [];
+  let failed = 0;
+  const words = [...speech.frames, ...Array.from({ length: 25 }, () => new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE))];
+  for (let round = 0; round < rounds; round++) {
+    const caller = await Caller.dial(gateway.sipPort, 'turn', `calls-bench-turn-${process.pid}-${round}`);
+    try {
+      // The greeting: wait until it has played and 300 ms passed without a packet.
+      await until(() => caller.received.length > 0 && performance.now() - caller.received[caller.received.length - 1]!.at > 300, 15_000, 'the greeting');
+      const heardBefore = caller.received.length;
+      const times = await caller.play(words);
+      await until(() => caller.received.length > heardBefore, 15_000, 'the reply').catch(() => undefined);
+      const reply = caller.received[heardBefore];
+      if (reply && reply.at > times[speech.lastLoud]!) latenciesMs.push(reply.at - times[speech.lastLoud]!);
+      else failed += 1;
+      await caller.byeFromGateway(20_000);
+    } finally {
+      await caller.close();
+    }
+  }
+  return { latenciesMs, failed };
+}
+
+
+/** A warm-up turn, then `rounds` turns on the gateway's `turn` route. */
+export async function benchTurns(gateway: Gateway, speech: CallerSpeech, rounds: number): Promise<TurnFigures> {
+  await turns(gateway, speech, 1); // warm-up: the engines' first use
+  const logged = gateway.log.turnLatenciesMs.length;
+  const { latenciesMs, failed } = await turns(gateway, speech, rounds);
+  return {
+    total: summary(latenciesMs),
+    beyondHangover: summary(latenciesMs.map((ms) => ms - HANGOVER_MS)),
+    gateway: summary(gateway.log.turnLatenciesMs.slice(logged)),
+    failed,
+  };
+}
