@@ -51,14 +51,15 @@ const SPEECH_START_FRAMES = 3;
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private media: CallMedia;
-  private readonly jitter: JitterBuffer;
-  private concealer: LossConcealer;
-  private readonly outgoing: PacedStream;
+  // Per codec: made again when a re-INVITE changes the codec (see setUpCodec).
+  private jitter!: JitterBuffer;
+  private concealer!: LossConcealer;
+  private outgoing!: PacedStream;
   /** The receive side's tick on the pacer clock: one frame out of the jitter buffer. */
   private readonly receiveTick: Tickable = { tick: (): boolean => this.playIncoming() };
   private readonly dtmfIn = new DtmfReceiver();
-  private inband: GoertzelDtmfDetector | null;
-  private vad: WebRtcVad;
+  private inband: GoertzelDtmfDetector | null = null;
+  private vad: WebRtcVad | null = null;
   private voicedRun = 0;
   private decoder: InstanceType<typeof opus.OpusEncoder> | null = null;
   private opusEncoder: InstanceType<typeof opus.OpusEncoder> | null = null;
@@ -77,7 +78,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** When the first packet after {@link markPlayback} went out. */
   firstPacketAtMs = 0;
   readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0 };
-  private readonly rtcp: RtcpSession;
+  private rtcp!: RtcpSession;
   private ticks = 0;
   private lastTimestamp = 0;
   /** The caller's latest RTCP report: how our stream reaches it, and what it sent. */
@@ -91,23 +92,12 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     super();
     this.media = media;
     this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
-    this.jitter = new JitterBuffer({ payloadType: media.codec.payloadType, clockRate: media.codec.clockRate });
-    this.concealer = new LossConcealer({ sampleRate: this.audioRateHz, frameSamples: this.frameSamples });
-    this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
-    this.vad = WebRtcVad.create(this.audioRateHz, 2);
     this.setUpCodec();
-    this.outgoing = new PacedStream({
-      samplesPerFrame: (media.codec.clockRate * 20) / 1000,
-      onSend: (payload, timestamp, marker, payloadType) => this.send(payload, timestamp, marker, payloadType),
-      onDrained: () => this.emit('drained'),
-    });
-    this.rtcp = new RtcpSession({ ssrc: this.ssrc, cname: `sprachrohr@${ports.port}`, clockRate: media.codec.clockRate });
     ports.rtp.on('message', (data, from) => this.receive(data, from));
     ports.rtcp.on('message', (data) => {
       const report = this.rtcp.receive(data, Date.now());
       if (report) this.peerReport = report;
     });
-    pacer.add(this.outgoing);
     pacer.add(this.receiveTick);
   }
 
@@ -140,21 +130,39 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
     if (!this.remote.latched || media.address !== this.remote.address) this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
-    if (codecChanged) {
-      this.jitter.reset();
-      this.pending = new Int16Array(0);
-      this.outgoing.clear();
-      this.concealer = new LossConcealer({ sampleRate: this.audioRateHz, frameSamples: this.frameSamples });
-      this.vad.close();
-      this.vad = WebRtcVad.create(this.audioRateHz, 2);
-      this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
-      this.setUpCodec();
-    }
+    if (codecChanged) this.setUpCodec();
+    else if ((media.telephoneEvent === null) !== (this.inband === null)) this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
   }
 
+  /**
+   * Everything that depends on the codec: payload type and clock of both directions (a new
+   * paced stream: the timestamp step differs), decoder, detectors at the audio rate.
+   */
   private setUpCodec(): void {
+    const { codec, telephoneEvent } = this.media;
+    // Audio already encoded for the old codec is dropped; whoever waits for it to play is told.
+    const dropped = this.outgoing ? this.outgoing.queued > 0 : false;
+    if (this.outgoing) {
+      this.outgoing.clear();
+      this.pacer.remove(this.outgoing);
+    }
+    this.pending = new Int16Array(0);
+    this.outgoing = new PacedStream({
+      samplesPerFrame: (codec.clockRate * 20) / 1000,
+      onSend: (payload, timestamp, marker, payloadType) => this.send(payload, timestamp, marker, payloadType),
+      onDrained: () => this.emit('drained'),
+    });
+    this.pacer.add(this.outgoing);
+    if (dropped) queueMicrotask(() => this.emit('drained'));
+    this.jitter = new JitterBuffer({ payloadType: codec.payloadType, clockRate: codec.clockRate });
+    this.rtcp = new RtcpSession({ ssrc: this.ssrc, cname: `sprachrohr@${this.ports.port}`, clockRate: codec.clockRate });
+    this.concealer = new LossConcealer({ sampleRate: this.audioRateHz, frameSamples: this.frameSamples });
+    this.vad?.close();
+    this.vad = WebRtcVad.create(this.audioRateHz, 2);
+    this.inband = telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
+    this.voicedRun = 0;
     this.downsampler?.destroy();
-    const isOpus = this.media.codec.name === 'opus';
+    const isOpus = codec.name === 'opus';
     this.decoder = isOpus ? new opus.OpusEncoder(48000, 1) : null;
     this.opusEncoder = null;
     this.downsampler = isOpus ? new Resampler(48000, 16000) : null;
@@ -323,7 +331,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private hear(pcm: Int16Array): void {
     if (pcm.length !== this.frameSamples) return;
     if (this.inband) for (const key of this.inband.process(pcm)) this.emit('dtmf', key, 'inband');
-    if (this.vad.isSpeech(pcm)) {
+    if (this.vad!.isSpeech(pcm)) {
       this.lastVoiceAtMs = performance.now();
       this.voicedRun += 1;
       if (this.voicedRun === SPEECH_START_FRAMES) this.emit('speech-start');
@@ -369,7 +377,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.pacer.remove(this.outgoing);
     this.pacer.remove(this.receiveTick);
     this.outgoing.clear();
-    this.vad.close();
+    this.vad?.close();
     this.downsampler?.destroy();
     this.ports.release();
     this.removeAllListeners();

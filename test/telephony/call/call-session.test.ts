@@ -241,6 +241,26 @@ describe('calls through the telephony service', () => {
     media.close();
   }, 30_000);
 
+  it('changes codec on a re-INVITE: the next prompt goes out as A-law, timestamps in its clock', async () => {
+    const { sip, media, toTag } = await placeCall('echo-4');
+    await until(() => media.received.length >= 5);
+    const from = sip.received.length;
+    const alawOffer = `v=0\r\no=caller 1 2 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${media.port} RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n`;
+    sip.write(sipRequest(sip, 'INVITE', { callId: 'echo-4', cseq: 2, toTag, body: alawOffer }));
+    const changed = (await sip.next((m) => response(200, 'INVITE')(m) && m.headers.get('CSeq') === '2 INVITE', from)) as SipResponse;
+    expect(changed.body.toString()).toMatch(/m=audio \d+ RTP\/AVP 8\r\n/);
+    sip.write(sipRequest(sip, 'ACK', { callId: 'echo-4', cseq: 2, toTag }));
+    // The listen times out after 3 s; the reply prompt then comes as A-law.
+    await until(() => media.received.filter(({ packet }) => packet.payloadType === 8).length >= 10, 10_000);
+    const alaw = media.received.filter(({ packet }) => packet.payloadType === 8).slice(0, 10);
+    alaw.slice(1).forEach(({ packet }, i) => expect(packet.timestamp).toBe((alaw[i]!.packet.timestamp + 160) >>> 0));
+    sip.write(sipRequest(sip, 'BYE', { callId: 'echo-4', cseq: 3, toTag }));
+    await sip.next(response(200, 'BYE'), from);
+    await until(() => service.activeCalls === 0);
+    sip.close();
+    media.close();
+  }, 30_000);
+
   it('plays early media with 183 before the answer, and refuses an offer it cannot take with 488', async () => {
     const sip = await Peer.udp(service.endpoint.ports.udp);
     const media = await CallerMedia.open();
