@@ -56,7 +56,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private concealer!: LossConcealer;
   private outgoing!: PacedStream;
   /** The receive side's tick on the pacer clock: one frame out of the jitter buffer. */
-  private readonly receiveTick: Tickable = { tick: (): boolean => this.playIncoming() };
+  private readonly receiveTick: Tickable = { tick: (): boolean => this.playIncoming(), afterSends: true };
   private readonly dtmfIn = new DtmfReceiver();
   private inband: GoertzelDtmfDetector | null = null;
   private vad: WebRtcVad | null = null;

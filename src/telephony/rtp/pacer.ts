@@ -12,6 +12,8 @@ export interface Tickable {
   tick(): boolean;
   /** Ticks given up after a stall (timestamps move on); optional. */
   skip?(ticks: number): void;
+  /** Ticked after every stream that sends (work that must not delay a packet, such as receiving). */
+  readonly afterSends?: boolean;
 }
 
 /** The time and timers the clock runs on; tests pass a fake one. */
@@ -149,12 +151,18 @@ export class PacerClock {
     for (let i = 0; i < due; i++) {
       this.done++;
       this.record(now - (this.start + this.done * this.frameMs));
-      // A snapshot: a stream's callback may remove streams (its own call hanging up).
-      for (const stream of [...this.streams]) {
-        try {
-          stream.tick();
-        } catch (error) {
-          errors.push([error, stream]);
+      // A snapshot: a stream's callback may remove streams (its own call hanging up). Every
+      // send goes out before any `afterSends` work, so how long one call's receive side takes
+      // never shifts another call's packet within the tick.
+      const snapshot = [...this.streams];
+      for (const late of [false, true]) {
+        for (const stream of snapshot) {
+          if ((stream.afterSends ?? false) !== late) continue;
+          try {
+            stream.tick();
+          } catch (error) {
+            errors.push([error, stream]);
+          }
         }
       }
     }

@@ -102,6 +102,20 @@ describe('PacedStream', () => {
 });
 
 describe('PacerClock on a hand-driven clock', () => {
+  it('ticks every sending stream before any afterSends work in the same tick, whatever the order they joined', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler });
+    const order: string[] = [];
+    const receiving = { tick: () => (order.push('receive'), true), afterSends: true };
+    const sending = (name: string) => ({ tick: () => (order.push(name), true) });
+    clock.add(receiving);
+    clock.add(sending('send a'));
+    clock.add(sending('send b'));
+    scheduler.advanceTo(20);
+    expect(order).toEqual(['send a', 'send b', 'receive']);
+    clock.close();
+  });
+
   it('ticks at start + n × 20 ms, the first tick one frame after the first stream joined', () => {
     const scheduler = new FakeScheduler();
     scheduler.time = 1000;
