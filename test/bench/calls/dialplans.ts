@@ -32,7 +32,7 @@ routes:
 `;
 
 /** Route `turn`: a greeting, one listen, the reply, hang-up (eSpeak NG and pocketsphinx). */
-export const LIVE_DIALPLAN = `name: calls-bench-live
+export const liveDialplan = (endSilenceMs: number): string => `name: calls-bench-live
 routes:
   - number: "turn"
     engines: live
@@ -47,6 +47,7 @@ routes:
           dtmf: false
           timeout_ms: 8000
           max_ms: 15000
+          end_silence_ms: ${endSilenceMs}
       - say:
           text: "You said {{heard}}."
           barge_in: false

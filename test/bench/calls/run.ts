@@ -2,7 +2,7 @@
 import { requireSipp } from '../../helpers/sipp.js';
 import { benchBargeIn, type BargeInFigures } from './barge-in.js';
 import { callerSpeech } from './caller-speech.js';
-import { LIVE_DIALPLAN, SYNTHETIC_DIALPLAN } from './dialplans.js';
+import { liveDialplan, SYNTHETIC_DIALPLAN } from './dialplans.js';
 import { startGateway, stopGateway } from './gateway-process.js';
 import { loadRun, type LoadFigures } from './load.js';
 import { callsBenchSettings, type CallsBenchSettings } from './settings.js';
@@ -40,9 +40,9 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
     }
   }
   if (settings.turns > 0) {
-    const gateway = await startGateway(LIVE_DIALPLAN, { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'pocketsphinx' });
+    const gateway = await startGateway(liveDialplan(settings.endSilenceMs), { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'pocketsphinx' });
     try {
-      turn = await benchTurns(gateway, speech, settings.turns);
+      turn = await benchTurns(gateway, speech, settings.turns, settings.endSilenceMs);
     } finally {
       await stopGateway(gateway);
     }

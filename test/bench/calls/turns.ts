@@ -8,12 +8,14 @@ import { FRAME_SAMPLES, MULAW_SILENCE, summary, until, type Summary } from './co
 import type { Gateway } from './gateway-process.js';
 
 /** Silence the recogniser's endpointer waits for before its final. */
-const HANGOVER_MS = 500;
 
 /** The turn latencies: in total, beyond the recogniser's hangover, and as the gateway logs them. */
 export interface TurnFigures {
   readonly total: Summary;
+  /** The same, less the end-of-turn silence the listen step waited for. */
   readonly beyondHangover: Summary;
+  /** That silence (the listen step's end_silence_ms). */
+  readonly endSilenceMs: number;
   /** The gateway's own figure: its detector's last voiced frame → the reply's first packet sent. */
   readonly gateway: Summary;
   /** Turns without a reply. */
@@ -46,13 +48,15 @@ async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Pr
 
 
 /** A warm-up turn, then `rounds` turns on the gateway's `turn` route. */
-export async function benchTurns(gateway: Gateway, speech: CallerSpeech, rounds: number): Promise<TurnFigures> {
+/** `endSilenceMs`: the listen step's end of turn, subtracted for the figure beyond it. */
+export async function benchTurns(gateway: Gateway, speech: CallerSpeech, rounds: number, endSilenceMs: number): Promise<TurnFigures> {
   await turns(gateway, speech, 1); // warm-up: the engines' first use
   const logged = gateway.log.turnLatenciesMs.length;
   const { latenciesMs, failed } = await turns(gateway, speech, rounds);
   return {
     total: summary(latenciesMs),
-    beyondHangover: summary(latenciesMs.map((ms) => ms - HANGOVER_MS)),
+    beyondHangover: summary(latenciesMs.map((ms) => ms - endSilenceMs)),
+    endSilenceMs,
     gateway: summary(gateway.log.turnLatenciesMs.slice(logged)),
     failed,
   };
