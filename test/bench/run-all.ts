@@ -12,6 +12,7 @@ import { benchStt, printSttFigures } from './stt.bench.js';
 import { benchInstalledModels, printModelFigures } from './stt-models.bench.js';
 import { benchRealtime, printRealtimeFigures } from './realtime.bench.js';
 import { benchRoundTrip } from './roundtrip.bench.js';
+import { benchRtpPacket, printRtpPacketFigures } from './rtp-packet.bench.js';
 import { benchTtsEngine } from './tts-engine.bench.js';
 import { benchTtsHttp } from './tts-http.bench.js';
 
@@ -83,4 +84,5 @@ console.log(
 printSttFigures(await benchStt());
 printModelFigures(await benchInstalledModels());
 printRealtimeFigures(await benchRealtime());
+printRtpPacketFigures(benchRtpPacket());
 printCallsFigures(await benchCalls());
