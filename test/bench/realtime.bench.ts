@@ -34,7 +34,7 @@ interface Server {
   readonly dataDir: string;
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-realtime-bench-'));
   const { store, keys } = openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
   const liveKeys: string[] = [];
@@ -49,7 +49,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   return { process: server, ws: `ws://${address}/v1`, liveKeys, sandboxKeys, dataDir };
 }
 
-export async function stopServer(server: Server): Promise<void> {
+async function stopServer(server: Server): Promise<void> {
   await stopServeProcess(server.process);
   await fs.rm(server.dataDir, { recursive: true, force: true });
 }
@@ -114,7 +114,7 @@ function speech(): Buffer {
  * In this recording that is the quiet release after "meters" (about 110 ms past the last frame
  * louder than RMS 500, the line earlier runs measured from).
  */
-export function speechEndSeconds(audio: Buffer): number {
+function speechEndSeconds(audio: Buffer): number {
   const samples = audio.length / 2;
   const filtered = new Float64Array(samples);
   let previousIn = 0;
@@ -190,7 +190,7 @@ export interface CrowdSynthesis {
  * frame arrives against real-time playback from the session's first frame (first + seq × 20 ms).
  * With `transport: binary` the frames' order is their sequence.
  */
-export async function concurrentSynthesis(server: Server, sessions: number, transport: 'json' | 'binary'): Promise<CrowdSynthesis> {
+async function concurrentSynthesis(server: Server, sessions: number, transport: 'json' | 'binary'): Promise<CrowdSynthesis> {
   let frames = 0;
   let late = 0;
   let worst = 0;
