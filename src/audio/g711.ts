@@ -21,8 +21,8 @@ function encode(pcm: Int16Array, table: Uint8Array): Uint8Array {
   return out;
 }
 
-function decode(bytes: Uint8Array, table: Int16Array): Int16Array {
-  const out = new Int16Array(bytes.length);
+function decode(bytes: Uint8Array, table: Int16Array, into?: Int16Array): Int16Array {
+  const out = into?.length === bytes.length ? into : new Int16Array(bytes.length);
   for (let i = 0; i < bytes.length; i++) out[i] = table[bytes[i]!]!;
   return out;
 }
@@ -37,12 +37,12 @@ export function encodeAlaw(pcm: Int16Array): Uint8Array {
   return encode(pcm, ALAW_ENCODE);
 }
 
-/** Decodes G.711 µ-law bytes to PCM16 samples. */
-export function decodeMulaw(bytes: Uint8Array): Int16Array {
-  return decode(bytes, MULAW_DECODE);
+/** Decodes G.711 µ-law bytes to PCM16 samples, into `into` when it has one sample per byte (no allocation per frame). */
+export function decodeMulaw(bytes: Uint8Array, into?: Int16Array): Int16Array {
+  return decode(bytes, MULAW_DECODE, into);
 }
 
-/** Decodes G.711 A-law bytes to PCM16 samples. */
-export function decodeAlaw(bytes: Uint8Array): Int16Array {
-  return decode(bytes, ALAW_DECODE);
+/** Decodes G.711 A-law bytes to PCM16 samples, into `into` when it has one sample per byte (no allocation per frame). */
+export function decodeAlaw(bytes: Uint8Array, into?: Int16Array): Int16Array {
+  return decode(bytes, ALAW_DECODE, into);
 }

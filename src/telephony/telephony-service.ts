@@ -1,19 +1,20 @@
 /**
  * The phone side of the process: the SIP signalling (the embedded endpoint, or a
- * drachtio-server when `SPRACHROHR_DRACHTIO` is set), who may call, the RTP ports, the one
- * pacer clock all calls send on, and the dialplans that say what each call does. It runs
- * beside the HTTP and WebSocket API in the same process, on the same engines.
+ * drachtio-server when `SPRACHROHR_DRACHTIO` is set), who may call, the media thread (every
+ * call's RTP ports and the one pacer clock all calls send on), and the dialplans that say what
+ * each call does. It runs beside the HTTP and WebSocket API in the same process, on the same
+ * engines.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
-import { loadResampler } from '../audio/resampler.js';
 import { loadDialplans, type Dialplans } from '../dialplan/dialplan-loader.js';
 import type { CallDialog } from './call/call-dialog.js';
 import { CallSession, type CallUsage } from './call/call-session.js';
 import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
-import { RtpPortPool, RtpPortsExhausted } from './media/rtp-port-pool.js';
-import { PacerClock } from './rtp/pacer.js';
+import { MediaThread } from './media/media-thread.js';
+import { RtpPortsExhausted } from './media/rtp-port-pool.js';
+import type { PacingStats } from './rtp/pacer.js';
 import { CallAdmission } from './sip/call-admission.js';
 import { SipEndpoint } from './sip/sip-endpoint.js';
 import type { SipTimers } from './sip/sip-transactions.js';
@@ -35,14 +36,13 @@ type Signalling = { readonly kind: 'embedded'; readonly endpoint: SipEndpoint } 
 /** The running phone side. */
 export class TelephonyService {
   readonly stats: TelephonyStats = { callsStarted: 0, callsEnded: 0, turnLatenciesMs: [], usage: [] };
-  readonly pacer = new PacerClock();
   private readonly calls = new Set<CallSession>();
   private readonly finished = new Set<Promise<void>>();
 
   private constructor(
     private readonly signalling: Signalling,
     private readonly admission: CallAdmission,
-    private readonly ports: RtpPortPool,
+    private readonly media: MediaThread,
     private readonly dialplans: Dialplans,
     private readonly config: TelephonyConfig,
     private readonly engines: EngineRegistry,
@@ -57,16 +57,25 @@ export class TelephonyService {
    * listeners (or connects to drachtio-server) and starts taking calls.
    */
   static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, timers?: SipTimers): Promise<TelephonyService> {
-    // Opus calls resample the caller's 48 kHz audio; the resampler's WebAssembly loads once.
-    await loadResampler();
     const dialplans = await loadDialplans(config.dialplansDir);
     const admission = new CallAdmission({ allow: config.allow, ...(config.digest ? { digest: config.digest } : {}), maxCalls: config.maxCalls, maxCallsPerSource: config.maxCallsPerSource });
-    const ports = new RtpPortPool(config.host, config.rtpPorts);
+    const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
+    await media.start();
+    try {
+      return await TelephonyService.signal(config, engines, logger, admission, media, dialplans, timers);
+    } catch (error) {
+      await media.close();
+      throw error;
+    }
+  }
+
+  /** Connects to drachtio-server or binds the SIP listeners. */
+  private static async signal(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, admission: CallAdmission, media: MediaThread, dialplans: Dialplans, timers?: SipTimers): Promise<TelephonyService> {
     const routes = dialplans.routes.map((route) => route.number);
     if (config.drachtio) {
       const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
       logger.info({ drachtio: drachtio.target, routes }, 'taking calls');
-      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, ports, dialplans, config, engines, logger);
+      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, media, dialplans, config, engines, logger);
     }
     const endpoint = new SipEndpoint({
       host: config.host,
@@ -83,7 +92,7 @@ export class TelephonyService {
       throw new Error(`SIP cannot listen on ${config.host}:${config.port} (SPRACHROHR_SIP_HOST, SPRACHROHR_SIP_PORT; SPRACHROHR_SIP=off turns calls off): ${(error as Error).message}`);
     }
     logger.info({ sip: endpoint.ports, routes }, 'taking calls');
-    return new TelephonyService({ kind: 'embedded', endpoint }, admission, ports, dialplans, config, engines, logger);
+    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, logger);
   }
 
   /**
@@ -100,6 +109,11 @@ export class TelephonyService {
     return this.calls.size;
   }
 
+  /** The pacer's punctuality (tick lateness against its deadlines); `reset` starts it afresh. */
+  pacingStats(reset = false): Promise<PacingStats> {
+    return this.media.pacingStats(reset);
+  }
+
   /** Runs an admitted call's route: a media port, a call session, its counters. */
   private take(dialog: CallDialog, source: SipPeer): void {
     const route = this.dialplans.route(dialog.calledUser ?? '');
@@ -108,15 +122,15 @@ export class TelephonyService {
       return;
     }
     this.admission.track(dialog, source);
-    void this.ports
-      .allocate()
-      .then((ports) => {
-        if (dialog.ended) return ports.release();
+    void this.media
+      .open()
+      .then((channel) => {
+        if (dialog.ended) return void channel.close();
         let call: CallSession;
         try {
-          call = new CallSession(dialog, route, ports, { engines: this.engines, pacer: this.pacer, logger: this.logger, mediaAddress: this.config.advertisedAddress ?? this.config.host, codecs: this.config.codecs });
+          call = new CallSession(dialog, route, channel, { engines: this.engines, logger: this.logger, mediaAddress: this.config.advertisedAddress ?? this.config.host, codecs: this.config.codecs });
         } catch (error) {
-          ports.release();
+          void channel.close();
           throw error;
         }
         this.calls.add(call);
@@ -153,6 +167,6 @@ export class TelephonyService {
     await Promise.all([...this.finished]);
     if (this.signalling.kind === 'embedded') await this.signalling.endpoint.close();
     else await this.signalling.drachtio.close();
-    this.pacer.close();
+    await this.media.close();
   }
 }

@@ -9,15 +9,14 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../../engine/registry.js';
 import { stepKind, type LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { DialplanStep } from '../../dialplan/dialplan-schema.js';
-import { MediaSession, type CallMedia } from '../media/media-session.js';
-import type { RtpPorts } from '../media/rtp-port-pool.js';
+import type { MediaChannel } from '../media/media-channel.js';
+import type { CallMedia } from '../media/media-protocol.js';
 import { buildAnswer } from '../sdp/build-answer.js';
 import { buildOffer } from '../sdp/build-offer.js';
 import type { LocalMedia } from '../sdp/local-media.js';
 import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
 import { parseOffer } from '../sdp/parse-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
-import type { PacerClock } from '../rtp/pacer.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
 import { listenForCaller, speakPrompt, type ListenOutcome } from './call-turns.js';
 import type { CallCodec } from '../telephony-config.js';
@@ -50,7 +49,6 @@ export interface CallUsage {
 /** What a call needs from the telephony service. */
 export interface CallServices {
   readonly engines: EngineRegistry;
-  readonly pacer: PacerClock;
   readonly logger: Logger;
   /** Our media address for SDP. */
   readonly mediaAddress: string;
@@ -63,7 +61,8 @@ const PREROLL_FRAMES = 50;
 
 /** One call from answer to hangup. */
 export class CallSession extends EventEmitter<CallSessionEvents> {
-  private media: MediaSession | null = null;
+  /** The channel once media is negotiated. */
+  private media: MediaChannel | null = null;
   private readonly controller = new AbortController();
   /** Our o= version: goes up whenever our description changes (RFC 3264 section 8). */
   private sessionVersion = 1;
@@ -83,7 +82,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   constructor(
     readonly dialog: CallDialog,
     private readonly route: LoadedRoute,
-    private readonly ports: RtpPorts,
+    private readonly channel: MediaChannel,
     private readonly services: CallServices,
   ) {
     super();
@@ -93,13 +92,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
     dialog.on('info', (info) => {
       const key = keyFromInfo(info);
-      if (key) this.media?.emit('dtmf', key, 'info');
+      if (key) this.media?.keyFromSignalling(key);
+    });
+    channel.on('lost', () => {
+      this.logger.error('the call lost its media');
+      void this.hangup();
     });
   }
 
   /** Our side of the SDP at the current version. */
   private get local(): LocalMedia {
-    return { address: this.services.mediaAddress, port: this.ports.port, preferences: this.services.codecs, sessionId: this.sessionId, sessionVersion: this.sessionVersion };
+    return { address: this.services.mediaAddress, port: this.channel.port, preferences: this.services.codecs, sessionId: this.sessionId, sessionVersion: this.sessionVersion };
   }
 
   get signal(): AbortSignal {
@@ -149,8 +152,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         this.signal,
       );
       this.ttsSeconds += outcome.synthesisedSeconds;
-      if (media.lastVoiceAtMs > 0 && media.firstPacketAtMs > 0 && media.lastVoiceAtMs < started) {
-        const latency = media.firstPacketAtMs - media.lastVoiceAtMs;
+      const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
+      const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
+      if (heardLast > 0 && firstPacket > 0 && heardLast < started) {
+        const latency = firstPacket - heardLast;
         this.logger.info({ turnLatencyMs: Math.round(latency) }, 'turn');
         this.emit('turn-latency', latency);
       }
@@ -216,7 +221,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
-  private async earlyMedia(): Promise<MediaSession> {
+  private async earlyMedia(): Promise<MediaChannel> {
     if (this.media) return this.media;
     const offer = this.dialog.offer;
     if (!offer) {
@@ -230,7 +235,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** Answers the INVITE's offer and starts media; refuses the call (488) when it cannot be answered. */
-  private startMedia(offer: SessionBody): MediaSession | null {
+  private startMedia(offer: SessionBody): MediaChannel | null {
     try {
       if (offer.contentType !== SDP) throw new SdpError(488, `the offer is ${offer.contentType}, not ${SDP}`);
       const remote = parseOffer(offer.body.toString('utf8'));
@@ -246,16 +251,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
   }
 
-  private createMedia(media: CallMedia): MediaSession {
-    const session = new MediaSession(this.ports, media, this.services.pacer);
-    session.on('dtmf', (key) => {
+  private createMedia(media: CallMedia): MediaChannel {
+    const channel = this.channel;
+    channel.negotiated(media);
+    channel.on('dtmf', (key) => {
       this.logger.info({ key }, 'dtmf');
       this.emit('dtmf', key);
     });
-    session.on('audio', (pcm) => this.preroll.push(pcm));
+    channel.on('audio', (pcm) => this.preroll.push(pcm));
     // Only the words that start a turn are kept: older audio is not part of it.
-    session.on('speech-start', () => this.preroll.keepLast(15));
-    return session;
+    channel.on('speech-start', () => this.preroll.keepLast(15));
+    return channel;
   }
 
   /** A re-INVITE or UPDATE: hold, resume, a codec change or a refresh. */
@@ -271,7 +277,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
       const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
       const codecChanged = answer.codec.name !== this.media.codec.name;
-      this.media.update({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
+      this.media.negotiated({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
       this.lastAnswer = answer.sdp;
       if (held !== this.held) {
         this.held = held;
@@ -299,9 +305,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (this.endedReason !== null) return;
     this.endedReason = reason;
     this.controller.abort();
-    if (this.media) this.logger.info({ ...this.media.quality() }, 'call quality');
-    this.media?.close();
-    if (!this.media) this.ports.release();
+    const hadMedia = this.media !== null;
+    void this.channel.close().then((quality) => {
+      if (hadMedia) this.logger.info(quality, 'call quality');
+    });
     const usage: CallUsage = {
       callId: this.dialog.callId,
       route: this.route.number,

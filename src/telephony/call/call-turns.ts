@@ -9,7 +9,7 @@ import type { EngineRegistry } from '../../../engine/registry.js';
 import { planSynthesis } from '../../speech/synthesis-request.js';
 import { SynthesisSession } from '../../speech/synthesis-service.js';
 import { RecognitionSession } from '../../speech/recognition-session.js';
-import type { MediaSession } from '../media/media-session.js';
+import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
 
 /** Which engines a route uses: the live ones, or the synthetic ones (load tests, sandboxes). */
 export type RouteEngines = 'live' | 'synthetic';
@@ -22,6 +22,8 @@ export interface PromptOutcome {
   readonly playedSeconds: number;
   /** Seconds of audio the synthesis made (all of it unless interrupted). */
   readonly synthesisedSeconds: number;
+  /** When the prompt's first packet went out and the caller was last heard (null: the call's media ended first). */
+  readonly playout: PromptPlayout | null;
 }
 
 export interface PromptRequest {
@@ -34,10 +36,10 @@ export interface PromptRequest {
 
 /**
  * Speaks a prompt into the call. With barge-in, the caller's speech start or a key aborts the
- * synthesis and drops every queued frame (the pacer sends nothing more of it).
+ * synthesis, and the media thread drops every queued frame (the pacer sends nothing more of it).
  * @throws ApiError when the text or voice is refused (a dialplan mistake the loader could not see)
  */
-export async function speakPrompt(media: MediaSession, engines: EngineRegistry, choice: RouteEngines, request: PromptRequest, callSignal: AbortSignal): Promise<PromptOutcome> {
+export async function speakPrompt(media: MediaChannel, engines: EngineRegistry, choice: RouteEngines, request: PromptRequest, callSignal: AbortSignal): Promise<PromptOutcome> {
   const plan = planSynthesis({ text: request.text, voice: request.voice, language: request.language, ...(request.dialect ? { dialect: request.dialect } : {}), model: 'swift', format: 'pcm16', sample_rate_hz: media.playbackRateHz }, false);
   const engine: TtsEngine | null = choice === 'synthetic' ? engines.sandbox.tts : engines.ttsFor('swift', plan.voice, plan.speech.document);
   if (!engine) throw new Error('no live synthesis engine is running (SPRACHROHR_TTS_ENGINE=none); route the call to synthetic engines or start one');
@@ -53,7 +55,7 @@ export async function speakPrompt(media: MediaSession, engines: EngineRegistry, 
   };
   media.on('speech-start', interrupt);
   media.on('dtmf', interrupt);
-  media.markPlayback();
+  media.startPrompt(request.bargeIn);
   const session = await SynthesisSession.open(plan);
   try {
     try {
@@ -66,10 +68,10 @@ export async function speakPrompt(media: MediaSession, engines: EngineRegistry, 
     }
     if (!interrupted && !callSignal.aborted) {
       for (const bytes of session.finish()) media.play(pcmOf(bytes));
-      media.endPlayback();
-      if (media.queuedFrames > 0) await drained(media, callSignal);
+      media.endPrompt();
     }
-    return { interrupted, playedSeconds: media.playedSeconds, synthesisedSeconds: session.durationSeconds };
+    const playout = await playedOut(media, callSignal);
+    return { interrupted, playedSeconds: playout?.playedSeconds ?? 0, synthesisedSeconds: session.durationSeconds, playout };
   } finally {
     session.abandon();
     media.off('speech-start', interrupt);
@@ -78,16 +80,16 @@ export async function speakPrompt(media: MediaSession, engines: EngineRegistry, 
   }
 }
 
-/** Resolves when nothing is queued for playback any more (played out or stopped), or the call ends. */
-function drained(media: MediaSession, signal: AbortSignal): Promise<void> {
+/** The prompt's playout report once it played out or was stopped; null when the call ends first. */
+function playedOut(media: MediaChannel, signal: AbortSignal): Promise<PromptPlayout | null> {
+  if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve) => {
-    const done = (): void => {
-      media.off('drained', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    media.on('drained', done);
-    signal.addEventListener('abort', done, { once: true });
+    const ended = (): void => resolve(null);
+    signal.addEventListener('abort', ended, { once: true });
+    void media.playedOut().then((playout) => {
+      signal.removeEventListener('abort', ended);
+      resolve(playout);
+    });
   });
 }
 
@@ -126,7 +128,7 @@ export interface ListenRequest {
  * Listens until the caller has said something (a final transcript), pressed enough keys, said
  * nothing for `timeoutMs`, or `maxMs` passed.
  */
-export async function listenForCaller(media: MediaSession, engines: EngineRegistry, choice: RouteEngines, request: ListenRequest, callSignal: AbortSignal): Promise<ListenOutcome> {
+export async function listenForCaller(media: MediaChannel, engines: EngineRegistry, choice: RouteEngines, request: ListenRequest, callSignal: AbortSignal): Promise<ListenOutcome> {
   const engine: SttEngine | null = !request.speech ? null : choice === 'synthetic' ? engines.sandbox.sttStream : engines.live.stt.engineFor(request.language);
   if (request.speech && !engine) throw new Error(`no recogniser for ${request.language} is installed; see sprachrohr models`);
   const controller = new AbortController();

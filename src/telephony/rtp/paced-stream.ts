@@ -1,6 +1,8 @@
 /**
  * One call's outgoing media as the pacer sees it: a queue of encoded frames, one sent per tick,
  * with the RTP timestamp running on with the clock whether or not there is something to send.
+ * A prompt's frames are queued as runs (one buffer for many frames), so seconds of queued
+ * speech for hundreds of calls are a few objects for the garbage collector, not one per frame.
  */
 
 /** One queued frame with what sets it apart from plain audio. */
@@ -13,6 +15,15 @@ export interface PacedFrame {
   /** Carries the timestamp of the frame sent before it instead of the tick's own (RFC 4733: one timestamp per event). */
   readonly repeatsTimestamp?: boolean;
 }
+
+/** Frames of plain audio laid end to end in one buffer: frame `n` ends at byte `ends[n]`. */
+export interface FrameRun {
+  readonly data: Uint8Array;
+  readonly ends: Uint32Array;
+}
+
+/** A queue entry: one frame, or what is left of a run. */
+type Entry = { readonly frame: PacedFrame; readonly run?: undefined } | { readonly frame?: undefined; readonly run: FrameRun; next: number };
 
 /** How a {@link PacedStream} is set up. */
 export interface PacedStreamOptions {
@@ -28,9 +39,11 @@ export interface PacedStreamOptions {
 
 /** The outgoing queue of one RTP stream; a {@link PacerClock} ticks it. */
 export class PacedStream {
-  private readonly queue: PacedFrame[] = [];
-  /** Index of the next frame in `queue`; the array is compacted now and then instead of shifted per frame. */
+  private readonly queue: Entry[] = [];
+  /** Index of the next entry in `queue`; the array is compacted now and then instead of shifted per frame. */
   private head = 0;
+  /** Frames in the queue (runs count each of their frames). */
+  private frames = 0;
   private timestamp: number;
   private lastTimestamp: number;
   private talking = false;
@@ -42,18 +55,27 @@ export class PacedStream {
 
   /** Queues a frame for the tick after those already queued. */
   enqueue(frame: Uint8Array | PacedFrame): void {
-    this.queue.push(frame instanceof Uint8Array ? { payload: frame } : frame);
+    this.queue.push({ frame: frame instanceof Uint8Array ? { payload: frame } : frame });
+    this.frames += 1;
+  }
+
+  /** Queues a run of audio frames, one per tick after those already queued. */
+  enqueueRun(run: FrameRun): void {
+    if (run.ends.length === 0) return;
+    this.queue.push({ run, next: 0 });
+    this.frames += run.ends.length;
   }
 
   /** Drops every queued frame: nothing more goes out from the next tick on (barge-in). */
   clear(): void {
     this.queue.length = 0;
     this.head = 0;
+    this.frames = 0;
   }
 
   /** Frames waiting. */
   get queued(): number {
-    return this.queue.length - this.head;
+    return this.frames;
   }
 
   /** The timestamp the next tick will carry. */
@@ -69,16 +91,10 @@ export class PacedStream {
   tick(): boolean {
     const timestamp = this.timestamp;
     this.timestamp = (timestamp + this.options.samplesPerFrame) >>> 0;
-    const frame = this.queue[this.head];
+    const frame = this.next();
     if (!frame) {
       this.talking = false;
       return false;
-    }
-    this.head++;
-    if (this.head === this.queue.length) this.clear();
-    else if (this.head >= 64) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
     }
     const sentTimestamp = frame.repeatsTimestamp ? this.lastTimestamp : timestamp;
     const marker = frame.marker ?? !this.talking;
@@ -87,6 +103,31 @@ export class PacedStream {
     this.options.onSend(frame.payload, sentTimestamp, marker, frame.payloadType);
     if (this.queued === 0) this.options.onDrained?.();
     return true;
+  }
+
+  /** Takes the next frame off the queue. */
+  private next(): PacedFrame | null {
+    const entry = this.queue[this.head];
+    if (!entry) return null;
+    let frame: PacedFrame;
+    if (entry.run) {
+      const { data, ends } = entry.run;
+      const start = entry.next === 0 ? 0 : ends[entry.next - 1]!;
+      frame = { payload: data.subarray(start, ends[entry.next]!) };
+      entry.next += 1;
+      if (entry.next < ends.length) {
+        this.frames -= 1;
+        return frame;
+      }
+    } else frame = entry.frame;
+    this.frames -= 1;
+    this.head++;
+    if (this.head === this.queue.length) this.clear();
+    else if (this.head >= 64) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return frame;
   }
 
   /** Ticks that passed without a chance to send (the event loop stalled): time moves on, the queue waits. */

@@ -10,7 +10,7 @@ import { freePort } from '../../helpers/sipp.js';
 import { startServeProcess, stopServeProcess, type ServeProcess } from '../serve-process.js';
 import { until } from './common.js';
 
-const PACER_MODULE = new URL('../../../dist/src/telephony/rtp/pacer.js', import.meta.url).href;
+const SERVICE_MODULE = new URL('../../../dist/src/telephony/telephony-service.js', import.meta.url).href;
 
 /** What the gateway logs that the benchmark reads: turn latencies, pacer statistics, ended calls. */
 export interface GatewayLog {
@@ -29,18 +29,21 @@ export interface Gateway {
 }
 
 /**
- * The preload the gateway runs with: keeps the pacer clocks it creates and, on SIGUSR2, prints
- * each one's statistics (a `bench pacer` line) and starts them afresh. Nothing else changes.
+ * The preload the gateway runs with: keeps the telephony services it starts and, on SIGUSR2,
+ * prints each one's pacer statistics (a `bench pacer` line) and starts them afresh. Nothing else
+ * changes.
  */
 function pacerPreloadFlag(): string {
   const code = [
-    `import { PacerClock } from ${JSON.stringify(PACER_MODULE)};`,
-    'const clocks = new Set();',
-    'const add = PacerClock.prototype.add;',
-    'PacerClock.prototype.add = function (stream) { clocks.add(this); return add.call(this, stream); };',
-    "process.on('SIGUSR2', () => {",
-    "  for (const clock of clocks) process.stdout.write(JSON.stringify({ msg: 'bench pacer', stats: clock.stats() }) + '\\n');",
-    '  for (const clock of clocks) clock.resetStats();',
+    `import { TelephonyService } from ${JSON.stringify(SERVICE_MODULE)};`,
+    'const services = new Set();',
+    'const start = TelephonyService.start;',
+    'TelephonyService.start = async function (...args) { const service = await start.apply(this, args); services.add(service); return service; };',
+    "process.on('SIGUSR2', async () => {",
+    '  for (const service of services) {',
+    '    const stats = await service.pacingStats(true);',
+    "    process.stdout.write(JSON.stringify({ msg: 'bench pacer', stats }) + '\\n');",
+    '  }',
     '});',
   ].join('\n');
   return `--import=data:text/javascript;base64,${Buffer.from(code).toString('base64')}`;

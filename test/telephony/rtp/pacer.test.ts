@@ -88,6 +88,33 @@ describe('PacedStream', () => {
     ]);
   });
 
+  it('sends a run of frames in one buffer frame by frame, in order with single frames, and counts them all as queued', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 });
+    stream.enqueue(frame(1));
+    // Frames of 2, 3 and 1 bytes (Opus sizes vary): their first bytes are 2, 3 and 4.
+    stream.enqueueRun({ data: new Uint8Array([2, 0, 3, 0, 0, 4]), ends: new Uint32Array([2, 5, 6]) });
+    stream.enqueueRun({ data: new Uint8Array(0), ends: new Uint32Array(0) });
+    stream.enqueue(frame(5));
+    expect(stream.queued).toBe(5);
+    stream.tick();
+    stream.tick();
+    expect(stream.queued).toBe(3);
+    for (let i = 0; i < 4; i++) stream.tick();
+    expect(sent.map((s) => s.payload)).toEqual([1, 2, 3, 4, 5]);
+    expect(sent.map((s) => s.timestamp)).toEqual([1000, 1160, 1320, 1480, 1640]);
+    expect(stream.queued).toBe(0);
+  });
+
+  it('drops a run half sent on clear', () => {
+    const { stream, sent } = recordingStream({ now: () => 0 });
+    stream.enqueueRun({ data: new Uint8Array([1, 2, 3, 4]), ends: new Uint32Array([1, 2, 3, 4]) });
+    stream.tick();
+    stream.clear();
+    expect(stream.queued).toBe(0);
+    expect(stream.tick()).toBe(false);
+    expect(sent.map((s) => s.payload)).toEqual([1]);
+  });
+
   it('says when its queue has been played out', () => {
     let drained = 0;
     const { stream } = recordingStream({ now: () => 0 }, { onDrained: () => drained++ });

@@ -1,0 +1,212 @@
+/**
+ * One call's media as the call session sees it, on the main thread: the caller's decoded audio,
+ * keys and speech start come in as events; our speech goes out as prompts, encoded here
+ * ({@link FrameEncoder}) and paced by the media thread. Every prompt has a number, and the media
+ * thread reports when it has played out or was stopped, with how much of it went out.
+ */
+import { EventEmitter } from 'node:events';
+import type { FrameRun } from '../rtp/paced-stream.js';
+import type { MediaCodec } from '../sdp/media-codec.js';
+import { FrameEncoder } from './frame-encoder.js';
+import { toLocalTime, type CallMedia, type CallQuality, type MediaCommand, type MediaEvent } from './media-protocol.js';
+import type { MessageBatch } from './message-batch.js';
+
+export interface MediaChannelEvents {
+  /** A key: from RFC 4733 events, SIP INFO, or (without events) heard in the audio. */
+  dtmf: [key: string, via: 'rfc4733' | 'info' | 'inband'];
+  /** 20 ms of the caller's decoded audio at {@link MediaChannel.audioRateHz}. */
+  audio: [pcm: Int16Array];
+  /** The caller started speaking (three voiced frames in a row). */
+  'speech-start': [];
+  /** The media thread stopped: the call has no media any more. */
+  lost: [error: Error];
+}
+
+/** What became of a prompt, on this thread's `performance.now()` clock. */
+export interface PromptPlayout {
+  /** Seconds of the prompt that were sent: what the caller heard of it. */
+  readonly playedSeconds: number;
+  /** When its first packet went out (0: none did). */
+  readonly firstPacketAtMs: number;
+  /** When the caller's voice was last heard before the report (0: never). */
+  readonly lastVoiceAtMs: number;
+}
+
+/** What the media thread says about one call (its audio comes as a frame of the tick's batch). */
+type ChannelEvent = Exclude<MediaEvent, { ev: 'ready' | 'opened' | 'open-failed' | 'pacing' | 'error' | 'audio' }> | { readonly ev: 'audio'; readonly pcm: Int16Array };
+
+/** The main thread's handle on one call's media in the media thread. */
+export class MediaChannel extends EventEmitter<MediaChannelEvents> {
+  private media: CallMedia | null = null;
+  private encoder: FrameEncoder | null = null;
+  private prompt = 0;
+  private readonly playouts = new Map<number, PromptPlayout>();
+  private readonly waiting = new Map<number, Array<(playout: PromptPlayout | null) => void>>();
+  private closed = false;
+  /** The media thread stopped under this call. */
+  private gone = false;
+  private quality: Promise<CallQuality> | null = null;
+  private resolveQuality: (quality: CallQuality) => void = () => undefined;
+
+  /** Made by `MediaThread.open` once the ports are bound. */
+  constructor(
+    readonly id: number,
+    /** The local RTP port (RTCP is on the one above), for the SDP. */
+    readonly port: number,
+    private readonly out: MessageBatch<MediaCommand>,
+    private readonly onClosed: () => void,
+  ) {
+    super();
+  }
+
+  /** The negotiated media: starts sending and receiving, or takes a re-negotiation (hold, resume, codec change). */
+  negotiated(media: CallMedia): void {
+    if (this.closed) return;
+    const first = this.media === null;
+    if (!this.encoder || this.encoder.codec.name !== media.codec.name || this.encoder.codec.payloadType !== media.codec.payloadType) this.encoder = new FrameEncoder(media.codec);
+    this.media = media;
+    this.out.send({ op: first ? 'start' : 'update', id: this.id, media });
+  }
+
+  private get current(): CallMedia {
+    if (!this.media) throw new Error('the call has no negotiated media yet');
+    return this.media;
+  }
+
+  get codec(): MediaCodec {
+    return this.current.codec;
+  }
+
+  /** The rate of the caller's audio: 8000 for G.711, 16000 for Opus. */
+  get audioRateHz(): number {
+    return this.current.codec.name === 'opus' ? 16000 : 8000;
+  }
+
+  /** Samples of one 20 ms frame of the caller's audio. */
+  get frameSamples(): number {
+    return this.audioRateHz / 50;
+  }
+
+  /** The rate {@link play} takes: the codec's own (8000 for G.711, 48000 for Opus), so nothing is resampled twice. */
+  get playbackRateHz(): number {
+    return this.current.codec.clockRate;
+  }
+
+  /**
+   * A new prompt starts (what is left of the one before is dropped). With `bargeIn`, the media
+   * thread stops it itself the moment the caller starts speaking or presses a key.
+   */
+  startPrompt(bargeIn: boolean): void {
+    this.prompt += 1;
+    this.encoder?.reset();
+    this.out.send({ op: 'prompt', id: this.id, prompt: this.prompt, bargeIn });
+  }
+
+  /** Queues our audio (PCM16 at {@link playbackRateHz}) for the prompt, in 20 ms frames; a partial frame waits for more. */
+  play(pcm: Int16Array): void {
+    if (this.closed || pcm.length === 0 || !this.encoder) return;
+    this.send(this.encoder.encode(pcm));
+  }
+
+  /** The prompt's audio is complete: its last partial frame goes out padded with silence. */
+  endPrompt(): void {
+    if (this.closed || !this.encoder) return;
+    this.send(this.encoder.flush());
+    this.out.send({ op: 'end', id: this.id, prompt: this.prompt });
+  }
+
+  /** Stops the prompt (barge-in): nothing more of it goes out. */
+  stopPlayback(): void {
+    if (this.closed) return;
+    this.encoder?.reset();
+    this.out.send({ op: 'stop', id: this.id });
+  }
+
+  /** Resolves when the current prompt has played out or was stopped; null when the call's media ended first. */
+  playedOut(): Promise<PromptPlayout | null> {
+    const prompt = this.prompt;
+    const done = this.playouts.get(prompt);
+    if (done) return Promise.resolve(done);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const list = this.waiting.get(prompt) ?? [];
+      list.push(resolve);
+      this.waiting.set(prompt, list);
+    });
+  }
+
+  /** Sends a key as RFC 4733 events (false when the caller did not offer them). */
+  sendDtmf(key: string): boolean {
+    if (this.closed || this.media?.telephoneEvent == null) return false;
+    this.out.send({ op: 'dtmf', id: this.id, key });
+    return true;
+  }
+
+  /** A key that came by SIP INFO, reported like the others. */
+  keyFromSignalling(key: string): void {
+    if (!this.closed) this.emit('dtmf', key, 'info');
+  }
+
+  /** Stops the media and frees the ports; resolves with the call's quality figures. */
+  close(): Promise<CallQuality> {
+    if (this.quality) return this.quality;
+    if (this.gone) this.quality = Promise.resolve({});
+    else {
+      this.quality = new Promise((resolve) => (this.resolveQuality = resolve));
+      this.out.send({ op: 'close', id: this.id });
+    }
+    this.finish();
+    return this.quality;
+  }
+
+  /** An event of this call from the media thread. */
+  receive(event: ChannelEvent): void {
+    switch (event.ev) {
+      case 'audio':
+        if (!this.closed) this.emit('audio', event.pcm);
+        return;
+      case 'dtmf':
+        if (!this.closed) this.emit('dtmf', event.key, event.via);
+        return;
+      case 'speech-start':
+        if (!this.closed) this.emit('speech-start');
+        return;
+      case 'played-out': {
+        const playout: PromptPlayout = {
+          playedSeconds: event.report.framesSent * 0.02,
+          firstPacketAtMs: toLocalTime(event.report.firstPacketAt),
+          lastVoiceAtMs: toLocalTime(event.report.lastVoiceAt),
+        };
+        // Only the latest prompt's report is kept: nobody asks after an older one.
+        this.playouts.clear();
+        this.playouts.set(event.prompt, playout);
+        for (const resolve of this.waiting.get(event.prompt) ?? []) resolve(playout);
+        this.waiting.delete(event.prompt);
+        return;
+      }
+      case 'closed':
+        this.onClosed();
+        this.resolveQuality(event.quality);
+        return;
+    }
+  }
+
+  /** The media thread stopped. */
+  lost(error: Error): void {
+    this.gone = true;
+    this.resolveQuality({});
+    if (this.closed) return;
+    this.finish();
+    this.emit('lost', error);
+  }
+
+  private finish(): void {
+    this.closed = true;
+    for (const list of this.waiting.values()) for (const resolve of list) resolve(null);
+    this.waiting.clear();
+  }
+
+  private send(run: FrameRun | null): void {
+    if (run) this.out.send({ op: 'frames', id: this.id, prompt: this.prompt, payloadType: this.current.codec.payloadType, run });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The messages between the call sessions (main thread) and the media thread, which owns every
+ * RTP socket and the pacer clock. Times cross the thread boundary as absolute milliseconds
+ * (`performance.timeOrigin + performance.now()`): each thread's `performance.now()` counts
+ * from its own start.
+ */
+import type { Direction } from '../sdp/direction.js';
+import type { MediaCodec } from '../sdp/media-codec.js';
+import type { FrameRun } from '../rtp/paced-stream.js';
+import type { AudioFrames } from './audio-batch.js';
+import type { PacingStats } from '../rtp/pacer.js';
+
+/** What the call agreed on for its media (from the SDP offer/answer). */
+export interface CallMedia {
+  readonly codec: MediaCodec;
+  readonly telephoneEvent: number | null;
+  readonly address: string;
+  readonly port: number;
+  /** Where the caller wants RTCP: the `a=rtcp` port, or null for the RTP port + 1 (RFC 3550 §11). */
+  readonly rtcpPort?: number | null;
+  /** RTCP shares the RTP port (RFC 5761 `a=rtcp-mux`, offered by the caller and accepted by us). */
+  readonly rtcpMux?: boolean;
+  /** Our direction: `sendonly`/`inactive` while the caller holds us, `recvonly` never sends. */
+  readonly direction: Direction;
+}
+
+/** Call quality for the log at the end of a call. */
+export type CallQuality = Record<string, number | undefined>;
+
+/** How much of a prompt went out, reported once its queue is empty (played out or stopped). */
+export interface PlayoutReport {
+  /** Audio frames of the prompt that were sent. */
+  readonly framesSent: number;
+  /** When the prompt's first packet was sent (absolute ms), or 0 when none was. */
+  readonly firstPacketAt: number;
+  /** When the caller's voice was last heard (absolute ms), or 0 when it never was. */
+  readonly lastVoiceAt: number;
+}
+
+/** Main thread → media thread. `id` names a call's media. */
+export type MediaCommand =
+  | { readonly op: 'open'; readonly id: number }
+  | { readonly op: 'start'; readonly id: number; readonly media: CallMedia }
+  | { readonly op: 'update'; readonly id: number; readonly media: CallMedia }
+  /** A prompt starts: frames of earlier prompts are no longer taken. */
+  | { readonly op: 'prompt'; readonly id: number; readonly prompt: number; readonly bargeIn: boolean }
+  | { readonly op: 'frames'; readonly id: number; readonly prompt: number; readonly payloadType: number; readonly run: FrameRun }
+  /** The prompt's last frame has been sent over: report when it has played out. */
+  | { readonly op: 'end'; readonly id: number; readonly prompt: number }
+  | { readonly op: 'stop'; readonly id: number }
+  | { readonly op: 'dtmf'; readonly id: number; readonly key: string }
+  | { readonly op: 'close'; readonly id: number }
+  | { readonly op: 'pacing'; readonly request: number; readonly reset: boolean };
+
+/** Media thread → main thread. */
+export type MediaEvent =
+  | { readonly ev: 'ready' }
+  | { readonly ev: 'opened'; readonly id: number; readonly port: number }
+  | { readonly ev: 'open-failed'; readonly id: number; readonly exhausted: boolean; readonly message: string }
+  /** Caller audio of every call from a tick (not per call: one message for all). */
+  | { readonly ev: 'audio'; readonly frames: AudioFrames }
+  | { readonly ev: 'dtmf'; readonly id: number; readonly key: string; readonly via: 'rfc4733' | 'inband' }
+  | { readonly ev: 'speech-start'; readonly id: number }
+  | { readonly ev: 'played-out'; readonly id: number; readonly prompt: number; readonly report: PlayoutReport }
+  | { readonly ev: 'closed'; readonly id: number; readonly quality: CallQuality }
+  | { readonly ev: 'pacing'; readonly request: number; readonly stats: PacingStats }
+  | { readonly ev: 'error'; readonly id: number | null; readonly message: string; readonly stack?: string };
+
+/** Now, in milliseconds that mean the same in every thread. */
+export function absoluteNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** An absolute time (from {@link absoluteNow}) on this thread's `performance.now()` clock; 0 stays 0 (never). */
+export function toLocalTime(absoluteMs: number): number {
+  return absoluteMs === 0 ? 0 : absoluteMs - performance.timeOrigin;
+}

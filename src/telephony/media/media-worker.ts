@@ -1,0 +1,118 @@
+/**
+ * The media thread: every call's RTP sockets, jitter buffers, decoders, voice and key detectors,
+ * and the one pacer clock that sends all outgoing frames. It runs apart from the main thread so
+ * that garbage collection, SIP, prompt synthesis and recognition there never delay a tick:
+ * the pacer's deadlines are kept to a fraction of a millisecond by a precise sleep.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadWebRtcVad } from '../../../engine/vad/webrtc-vad.js';
+import { loadResampler } from '../../audio/resampler.js';
+import { PacerClock } from '../rtp/pacer.js';
+import { preciseScheduler } from '../rtp/precise-scheduler.js';
+import { AudioBatch } from './audio-batch.js';
+import { MediaSession } from './media-session.js';
+import type { CallMedia, MediaCommand, MediaEvent } from './media-protocol.js';
+import { MessageBatch } from './message-batch.js';
+import { RtpPortPool, RtpPortsExhausted, type RtpPorts } from './rtp-port-pool.js';
+
+/** What the main thread gives the media thread at its start. */
+export interface MediaWorkerData {
+  readonly host: string;
+  readonly rtpPorts: { readonly min: number; readonly max: number };
+}
+
+/** One call's media here: its ports from `open`, its session from `start`. */
+interface CallSlot {
+  readonly ports: RtpPorts;
+  session: MediaSession | null;
+}
+
+const port = parentPort!;
+const { host, rtpPorts } = workerData as MediaWorkerData;
+const out = new MessageBatch<MediaEvent>(port);
+const pool = new RtpPortPool(host, rtpPorts);
+const calls = new Map<number, CallSlot>();
+const audio = new AudioBatch();
+const pacer = new PacerClock({
+  scheduler: preciseScheduler,
+  onError: (error) => report(null, error),
+});
+
+function report(id: number | null, error: unknown): void {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  out.send({ ev: 'error', id, message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) });
+}
+
+async function open(id: number): Promise<void> {
+  try {
+    const ports = await pool.allocate();
+    calls.set(id, { ports, session: null });
+    out.send({ ev: 'opened', id, port: ports.port });
+  } catch (error) {
+    out.send({ ev: 'open-failed', id, exhausted: error instanceof RtpPortsExhausted, message: (error as Error).message });
+  }
+}
+
+/** The call's media as negotiated: starts the session, or updates it (re-INVITE). */
+function negotiated(id: number, slot: CallSlot, media: CallMedia): void {
+  if (slot.session) return slot.session.update(media);
+  const session = new MediaSession(slot.ports, media, pacer);
+  slot.session = session;
+  session.on('audio', (pcm) => {
+    // The first frame of a tick schedules the batch's message; the rest of the tick joins it.
+    if (audio.size === 0) queueMicrotask(() => out.send({ ev: 'audio', frames: audio.take() }));
+    audio.add(id, pcm);
+  });
+  session.on('dtmf', (key, via) => out.send({ ev: 'dtmf', id, key, via }));
+  session.on('speech-start', () => out.send({ ev: 'speech-start', id }));
+  session.on('played-out', (prompt, playout) => out.send({ ev: 'played-out', id, prompt, report: playout }));
+}
+
+function close(id: number, slot: CallSlot): void {
+  calls.delete(id);
+  const quality = slot.session?.quality() ?? {};
+  if (slot.session) slot.session.close();
+  else slot.ports.release();
+  out.send({ ev: 'closed', id, quality });
+}
+
+function handle(command: MediaCommand): void {
+  if (command.op === 'open') return void open(command.id);
+  if (command.op === 'pacing') {
+    out.send({ ev: 'pacing', request: command.request, stats: pacer.stats() });
+    if (command.reset) pacer.resetStats();
+    return;
+  }
+  const slot = calls.get(command.id);
+  if (!slot) return;
+  const session = slot.session;
+  switch (command.op) {
+    case 'start':
+    case 'update':
+      return negotiated(command.id, slot, command.media);
+    case 'close':
+      return close(command.id, slot);
+    case 'prompt':
+      return session?.startPrompt(command.prompt, command.bargeIn);
+    case 'frames':
+      return session?.enqueue(command.prompt, command.payloadType, command.run);
+    case 'end':
+      return session?.endPrompt(command.prompt);
+    case 'stop':
+      return session?.stopPlayback();
+    case 'dtmf':
+      return void session?.sendDtmf(command.key);
+  }
+}
+
+await Promise.all([loadResampler(), loadWebRtcVad()]);
+port.on('message', (batch: MediaCommand[]) => {
+  for (const command of batch) {
+    try {
+      handle(command);
+    } catch (error) {
+      report('id' in command ? command.id : null, error);
+    }
+  }
+});
+out.send({ ev: 'ready' });

@@ -1,0 +1,189 @@
+/**
+ * The media thread on its own, over real sockets: ports bound there and given back, a prompt
+ * paced out and reported when played, caller audio and keys back as events, barge-in stopped
+ * in the thread itself, the pacer's figures, and 503's cause when the port range is used up.
+ */
+import dgram from 'node:dgram';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeMulaw, encodeMulaw } from '../../../src/audio/g711.js';
+import type { MediaChannel } from '../../../src/telephony/media/media-channel.js';
+import type { CallMedia } from '../../../src/telephony/media/media-protocol.js';
+import { MediaThread } from '../../../src/telephony/media/media-thread.js';
+import { RtpPortsExhausted } from '../../../src/telephony/media/rtp-port-pool.js';
+import { dtmfEventFrames } from '../../../src/telephony/rtp/dtmf.js';
+import { parseRtp, serializeRtp, type RtpPacket } from '../../../src/telephony/rtp/rtp-packet.js';
+
+const RANGE = { min: 33100, max: 33109 };
+let thread: MediaThread;
+
+beforeAll(async () => {
+  thread = new MediaThread({ host: '127.0.0.1', rtpPorts: RANGE, logger: pino({ level: 'silent' }) });
+  await thread.start();
+}, 30_000);
+afterAll(async () => {
+  await thread?.close();
+});
+
+/** The far end: records the RTP it gets, with arrival times. */
+async function farEnd(): Promise<{ socket: dgram.Socket; port: number; received: Array<{ packet: RtpPacket; at: number }> }> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const received: Array<{ packet: RtpPacket; at: number }> = [];
+  socket.on('message', (data) => {
+    const packet = parseRtp(data);
+    if (packet) received.push({ packet: { ...packet, payload: Uint8Array.from(packet.payload) }, at: performance.now() });
+  });
+  return { socket, port: socket.address().port, received };
+}
+
+/** Runs `test` on a channel whose media goes to a fresh far end; closes both after. */
+async function onChannel(test: (channel: MediaChannel, far: Awaited<ReturnType<typeof farEnd>>) => Promise<void>): Promise<void> {
+  const far = await farEnd();
+  const channel = await thread.open();
+  try {
+    channel.negotiated(mediaTo(far.port));
+    await test(channel, far);
+  } finally {
+    await channel.close();
+    far.socket.close();
+  }
+}
+
+const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
+const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, direction: 'sendrecv' });
+
+/** A 440 Hz tone, `seconds` long at 8 kHz. */
+const tone = (seconds: number): Int16Array => Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = dgram.createSocket('udp4');
+    socket.once('error', () => resolve(false));
+    socket.bind(port, '127.0.0.1', () => socket.close(() => resolve(true)));
+  });
+
+describe('the media thread', () => {
+  it('binds an even RTP port and the RTCP port above it in its range, and frees both on close', async () => {
+    const channel = await thread.open();
+    expect(channel.port % 2).toBe(0);
+    expect(channel.port).toBeGreaterThanOrEqual(RANGE.min);
+    expect(channel.port + 1).toBeLessThanOrEqual(RANGE.max);
+    expect(await bindable(channel.port)).toBe(false);
+    expect(await bindable(channel.port + 1)).toBe(false);
+    expect(await channel.close()).toEqual({});
+    expect(await bindable(channel.port)).toBe(true);
+    expect(await bindable(channel.port + 1)).toBe(true);
+  });
+
+  it('paces a prompt out at 20 ms a frame, byte for byte, and reports it played with its first packet time', async () => {
+    await onChannel(async (channel, far) => {
+      const started = performance.now();
+      channel.startPrompt(false);
+      const audio = tone(1);
+      channel.play(audio.subarray(0, 3000));
+      channel.play(audio.subarray(3000));
+      channel.endPrompt();
+      const playout = await channel.playedOut();
+      expect(playout?.playedSeconds).toBeCloseTo(1, 5);
+      expect(playout!.firstPacketAtMs).toBeGreaterThan(started);
+      expect(playout!.firstPacketAtMs - started).toBeLessThan(100);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(far.received.length).toBe(50);
+      const sent = far.received.map(({ packet }) => packet);
+      expect(sent.every((packet) => packet.payloadType === 0 && packet.payload.length === 160)).toBe(true);
+      expect(sent.map((packet) => (packet.timestamp - sent[0]!.timestamp) >>> 0)).toEqual(Array.from({ length: 50 }, (_, n) => n * 160));
+      expect(sent[0]!.marker).toBe(true);
+      expect(Buffer.concat(sent.map((packet) => packet.payload))).toEqual(Buffer.from(encodeMulaw(audio)));
+      // Paced, not sent in a burst: a second of frames takes about a second.
+      const span = far.received[49]!.at - far.received[0]!.at;
+      expect(span).toBeGreaterThan(49 * 20 - 40);
+      expect(span).toBeLessThan(49 * 20 + 200);
+      const quality = await channel.close();
+      expect(quality['packetsOut']).toBe(50);
+    });
+  });
+
+  it('gives the caller’s audio back decoded, 20 ms a frame, and its RFC 4733 keys', async () => {
+    await onChannel(async (channel, far) => {
+      const frames: Int16Array[] = [];
+      const keys: string[] = [];
+      channel.on('audio', (pcm) => frames.push(Int16Array.from(pcm)));
+      channel.on('dtmf', (key, via) => keys.push(`${key}/${via}`));
+      const audio = tone(0.4);
+      let sequence = 100;
+      let timestamp = 4000;
+      const send = (payloadType: number, payload: Uint8Array, marker: boolean, stepTimestamp = true): void => {
+        if (stepTimestamp) timestamp += 160;
+        far.socket.send(serializeRtp({ payloadType, sequenceNumber: sequence++, timestamp, ssrc: 99, marker, payload }), channel.port, '127.0.0.1');
+      };
+      for (let n = 0; n < 20; n++) {
+        send(0, encodeMulaw(audio.subarray(n * 160, (n + 1) * 160)), n === 0);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      for (const frame of dtmfEventFrames('7', { payloadType: 101, samplesPerFrame: 160 })) {
+        send(101, frame.payload, frame.marker ?? false, !frame.repeatsTimestamp);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(keys).toEqual(['7/rfc4733']);
+      expect(frames.length).toBeGreaterThanOrEqual(20);
+      expect(frames.every((frame) => frame.length === 160)).toBe(true);
+      // The tone comes back as sent (µ-law there and back), frame by frame in order.
+      const heard = frames.findIndex((frame) => frame.some((sample) => sample !== 0));
+      expect(heard).toBeGreaterThanOrEqual(0);
+      for (let n = 0; n < 20; n++) expect(frames[heard + n], `frame ${n}`).toEqual(decodeMulaw(encodeMulaw(audio.subarray(n * 160, (n + 1) * 160))));
+    });
+  });
+
+  it('stops a barge-in prompt in the thread itself when a key comes, and reports how much was played', async () => {
+    await onChannel(async (channel, far) => {
+      channel.startPrompt(true);
+      channel.play(tone(5));
+      channel.endPrompt();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      let timestamp = 0;
+      let sequence = 1;
+      for (const frame of dtmfEventFrames('1', { payloadType: 101, samplesPerFrame: 160 })) {
+        if (!frame.repeatsTimestamp) timestamp += 160;
+        far.socket.send(serializeRtp({ payloadType: 101, sequenceNumber: sequence++, timestamp, ssrc: 5, marker: frame.marker ?? false, payload: frame.payload }), channel.port, '127.0.0.1');
+      }
+      const playout = await channel.playedOut();
+      expect(playout!.playedSeconds).toBeGreaterThan(0.2);
+      expect(playout!.playedSeconds).toBeLessThan(1.5);
+      const heardThen = far.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Nothing more of the prompt went out after the report (one packet may have been on its way).
+      expect(far.received.length - heardThen).toBeLessThanOrEqual(1);
+      expect(far.received.length).toBeCloseTo(playout!.playedSeconds * 50, 0);
+      // Frames of the stopped prompt that are still on their way are dropped.
+      channel.play(tone(0.2));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(far.received.length - heardThen).toBeLessThanOrEqual(1);
+    });
+  });
+
+  it('tells how punctual its pacer was, and starts the figures afresh on request', async () => {
+    await onChannel(async (channel, far) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stats = await thread.pacingStats(true);
+      expect(stats.ticks).toBeGreaterThan(5);
+      expect(stats.p50LatenessMs).toBeGreaterThanOrEqual(0);
+      expect(stats.maxLatenessMs).toBeGreaterThanOrEqual(stats.p99LatenessMs);
+      const after = await thread.pacingStats();
+      expect(after.ticks).toBeLessThan(stats.ticks);
+    });
+  });
+
+  it('refuses a call when every port pair of the range is taken (the gateway answers 503)', async () => {
+    const channels: MediaChannel[] = [];
+    try {
+      for (let n = 0; n < 5; n++) channels.push(await thread.open());
+      await expect(thread.open()).rejects.toBeInstanceOf(RtpPortsExhausted);
+      await channels.pop()!.close();
+      channels.push(await thread.open());
+    } finally {
+      await Promise.all(channels.map((channel) => channel.close()));
+    }
+  });
+});
