@@ -11,11 +11,12 @@ import { stepKind, type LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { DialplanStep } from '../../dialplan/dialplan-schema.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import type { CallMedia } from '../media/media-protocol.js';
-import { buildAnswer } from '../sdp/build-answer.js';
+import { buildAnswer, type Answer } from '../sdp/build-answer.js';
 import { buildOffer } from '../sdp/build-offer.js';
 import type { LocalMedia } from '../sdp/local-media.js';
 import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
 import { parseOffer } from '../sdp/parse-offer.js';
+import type { RemoteDescription } from '../sdp/remote-description.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
 import { listenForCaller, speakPrompt, type ListenOutcome } from './call-turns.js';
@@ -217,7 +218,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const answer = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
     if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
     const negotiated = negotiatedFromAnswer(sdp, parseOffer(answer.body.toString('utf8')));
-    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, direction: negotiated.direction });
+    // We offer no rtcp-mux (RFC 5761 would have us take RTCP on both ports until the answer came).
+    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, rtcp: negotiated.rtcp, rtcpMux: false, direction: negotiated.direction });
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
@@ -241,7 +243,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const remote = parseOffer(offer.body.toString('utf8'));
       const answer = buildAnswer(remote, this.local);
       this.lastAnswer = answer.sdp;
-      this.media = this.createMedia({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
+      this.media = this.createMedia(callMedia(remote, answer));
       return this.media;
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
@@ -277,7 +279,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
       const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
       const codecChanged = answer.codec.name !== this.media.codec.name;
-      this.media.negotiated({ codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: remote.address, port: remote.port, direction: answer.direction });
+      this.media.negotiated(callMedia(remote, answer));
       this.lastAnswer = answer.sdp;
       if (held !== this.held) {
         this.held = held;
@@ -321,6 +323,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.emit('usage', usage);
     this.emit('ended', reason);
   }
+}
+
+/** The call's media from the caller's offer and our answer to it. */
+function callMedia(offer: RemoteDescription, answer: Answer): CallMedia {
+  return { codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: offer.address, port: offer.port, rtcp: offer.rtcp, rtcpMux: answer.rtcpMux, direction: answer.direction };
 }
 
 /** The last few frames of caller audio, kept without shifting arrays 50 times a second. */

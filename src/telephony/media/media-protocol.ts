@@ -16,10 +16,10 @@ export interface CallMedia {
   readonly telephoneEvent: number | null;
   readonly address: string;
   readonly port: number;
-  /** Where the caller wants RTCP: the `a=rtcp` port, or null for the RTP port + 1 (RFC 3550 §11). */
-  readonly rtcpPort?: number | null;
-  /** RTCP shares the RTP port (RFC 5761 `a=rtcp-mux`, offered by the caller and accepted by us). */
-  readonly rtcpMux?: boolean;
+  /** Where the caller wants RTCP: a=rtcp (RFC 3605), else the RTP port + 1 (RFC 3550 §11); the source of its own RTCP wins once heard. */
+  readonly rtcp: { readonly address: string; readonly port: number };
+  /** RTCP shares the RTP port both ways (RFC 5761 a=rtcp-mux, offered by the caller and accepted by us). */
+  readonly rtcpMux: boolean;
   /** Our direction: `sendonly`/`inactive` while the caller holds us, `recvonly` never sends. */
   readonly direction: Direction;
 }

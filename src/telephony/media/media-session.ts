@@ -21,7 +21,7 @@ import { LossConcealer } from '../rtp/loss-concealment.js';
 import { PacedStream, type FrameRun } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
-import { parseRtp, serializeRtp } from '../rtp/rtp-packet.js';
+import { isRtcp, parseRtp, serializeRtp } from '../rtp/rtp-packet.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
@@ -61,6 +61,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** Downsampled Opus audio waiting to fill a 20 ms frame. */
   private heardPending = new Int16Array(0);
   private remote: { address: string; port: number; latched: boolean; ssrc: number };
+  /** Where our RTCP goes without rtcp-mux: the SDP's, until the caller's own RTCP comes from elsewhere. */
+  private rtcpRemote: { readonly address: string; readonly port: number };
+  /** The caller's own RTCP has set {@link rtcpRemote}. */
+  private rtcpHeard = false;
   private readonly ssrc = Math.floor(Math.random() * 2 ** 32) >>> 0;
   private sequence = Math.floor(Math.random() * 65536);
   private closed = false;
@@ -83,12 +87,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     super();
     this.media = media;
     this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
+    this.rtcpRemote = media.rtcp;
     this.setUpCodec();
     ports.rtp.on('message', (data, from) => this.receive(data, from));
-    ports.rtcp.on('message', (data) => {
-      const report = this.rtcp.receive(data, Date.now());
-      if (report) this.peerReport = report;
-    });
+    ports.rtcp.on('message', (data, from) => this.receiveRtcp(data, from));
     pacer.add(this.receiveTick);
   }
 
@@ -115,7 +117,11 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
-    if (!this.remote.latched || media.address !== this.remote.address) this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
+    if (!this.remote.latched || media.address !== this.remote.address) {
+      this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
+      this.rtcpRemote = media.rtcp;
+      this.rtcpHeard = false;
+    }
     if (codecChanged) this.setUpCodec();
     else if ((media.telephoneEvent === null) !== (this.inband === null)) this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
   }
@@ -222,6 +228,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
 
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
     if (this.closed) return;
+    if (this.media.rtcpMux && isRtcp(data)) return this.receiveRtcp(data, null);
     const packet = parseRtp(data);
     if (!packet || (packet.payloadType !== this.media.codec.payloadType && packet.payloadType !== this.media.telephoneEvent)) {
       this.counters.garbageIn += 1;
@@ -237,6 +244,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
         return;
       }
       this.remote = { address: from.address, port: from.port, latched: true, ssrc: packet.ssrc };
+      // Behind NAT the SDP's RTCP address is as wrong as its RTP one: the port above the real
+      // RTP source is the best guess until the caller's own RTCP shows where it is.
+      if (!this.rtcpHeard) this.rtcpRemote = { address: from.address, port: from.port + 1 };
     }
     if (!this.remote.latched) this.remote = { ...this.remote, latched: true, ssrc: packet.ssrc };
     this.counters.packetsIn += 1;
@@ -251,6 +261,23 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     // The payload is a view into the datagram: Node gives every datagram its own buffer, so the
     // view stays valid while the jitter buffer holds it (no copy per packet).
     this.jitter.push(packet, now);
+  }
+
+  /**
+   * The caller's RTCP: its view of our stream for the call's quality. Our reports go back to
+   * where its reports come from (symmetric RTCP, RFC 4961: behind NAT the SDP's port is not the
+   * one that reaches it), once they come from the caller's own SSRC. With rtcp-mux (`from`
+   * null) they go to the latched RTP address anyway.
+   */
+  private receiveRtcp(data: Buffer, from: dgram.RemoteInfo | null): void {
+    if (this.closed) return;
+    const report = this.rtcp.receive(data, Date.now());
+    if (!report) return;
+    this.peerReport = report;
+    if (from && this.remote.latched && report.ssrc === this.remote.ssrc) {
+      this.rtcpRemote = { address: from.address, port: from.port };
+      this.rtcpHeard = true;
+    }
   }
 
   /** One receive tick: the next frame out of the jitter buffer, decoded (or concealed). */
@@ -315,8 +342,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   }
 
   /**
-   * A sender report while we send, a receiver report otherwise, to the port above the caller's
-   * RTP port (RFC 3550 section 11), so the far end can see the call's quality too.
+   * A sender report while we send, a receiver report otherwise, so the far end can see the
+   * call's quality too: on the RTP port with rtcp-mux, else to its RTCP port (a=rtcp, the RTP
+   * port + 1 by default, or where its own RTCP comes from).
    */
   private sendReport(): void {
     if (this.media.direction === 'inactive') return;
@@ -326,7 +354,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       this.counters.packetsOut > 0
         ? this.rtcp.senderReport({ rtpTimestamp: this.lastTimestamp, packetCount: this.counters.packetsOut, octetCount: this.counters.octetsOut }, reception, now)
         : this.rtcp.receiverReport(reception, now);
-    this.ports.rtcp.send(report, this.remote.port + 1, this.remote.address);
+    if (this.media.rtcpMux) this.ports.rtp.send(report, this.remote.port, this.remote.address);
+    else this.ports.rtcp.send(report, this.rtcpRemote.port, this.rtcpRemote.address);
   }
 
   /** Call quality for the log at the end: what we received, and what the caller said it received. */

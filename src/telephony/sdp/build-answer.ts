@@ -15,6 +15,8 @@ export interface Answer {
   readonly telephoneEvent: number | null;
   /** Our direction, as written in the answer. */
   readonly direction: Direction;
+  /** RTCP shares the RTP port (RFC 5761): offered, and accepted whenever offered. */
+  readonly rtcpMux: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface Answer {
  * `local.preferences`: the offerer's preference wins, which is what RFC 3264 §6.1 recommends
  * and what gateways and PBXs in front of us expect; our own order only decides which codecs
  * are allowed at all. telephone-event is included with the offer's payload type when offered at
- * the codec's clock rate. Every m-line but the audio one is rejected in place (port 0), so the
+ * the codec's clock rate, and a=rtcp-mux when offered (one port less through the caller's NAT). Every m-line but the audio one is rejected in place (port 0), so the
  * answer has as many m-lines as the offer.
  *
  * The answer's o= carries `local.sessionVersion` as given; see `nextSessionVersion` for when it
@@ -43,6 +45,6 @@ export function buildAnswer(offer: RemoteDescription, local: LocalMedia, want: D
   const telephoneEvent = offer.telephoneEvents.get(codec.clockRate) ?? null;
   const direction = complement(offer.direction, want);
   const telephoneEvents = telephoneEvent === null ? [] : [{ payloadType: telephoneEvent, clockRate: codec.clockRate }];
-  const sdp = writeDescription(local, { protocol: offer.protocol, codecs: [codec], telephoneEvents, direction }, offer.mediaLines, offer.audioIndex);
-  return { sdp, codec, telephoneEvent, direction };
+  const sdp = writeDescription(local, { protocol: offer.protocol, codecs: [codec], telephoneEvents, direction, rtcpMux: offer.rtcpMux }, offer.mediaLines, offer.audioIndex);
+  return { sdp, codec, telephoneEvent, direction, rtcpMux: offer.rtcpMux };
 }

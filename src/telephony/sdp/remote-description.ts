@@ -26,6 +26,8 @@ export interface RemoteDescription {
   readonly port: number;
   /** Where to send RTCP: a=rtcp (RFC 3605) when given, else the RTP port plus one on the RTP address. */
   readonly rtcp: { readonly address: string; readonly port: number };
+  /** a=rtcp-mux (RFC 5761): the far end sends and takes RTCP on the RTP port. */
+  readonly rtcpMux: boolean;
   readonly protocol: AudioProtocol;
   /** Supported codecs in the order the description lists them (its preference); never empty. */
   readonly codecs: readonly MediaCodec[];

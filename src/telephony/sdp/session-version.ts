@@ -25,8 +25,8 @@ export function isSameSession(previous: RemoteDescription, next: RemoteDescripti
 }
 
 function mediaKey(description: RemoteDescription): string {
-  const { address, port, rtcp, protocol, codecs, telephoneEvents, ptime, direction, audioIndex, mediaLines } = description;
-  return JSON.stringify([address, port, rtcp, protocol, codecs, [...telephoneEvents], ptime, direction, audioIndex, mediaLines]);
+  const { address, port, rtcp, rtcpMux, protocol, codecs, telephoneEvents, ptime, direction, audioIndex, mediaLines } = description;
+  return JSON.stringify([address, port, rtcp, rtcpMux, protocol, codecs, [...telephoneEvents], ptime, direction, audioIndex, mediaLines]);
 }
 
 /** What we sent last, and under which o= version. */

@@ -20,6 +20,8 @@ export interface LocalAudio {
   /** telephone-event payload types with their clock rates, written after the codecs. */
   readonly telephoneEvents: ReadonlyArray<{ readonly payloadType: number; readonly clockRate: number }>;
   readonly direction: Direction;
+  /** Writes a=rtcp-mux (RFC 5761): RTCP on the RTP port, in an answer to an offer that has it. */
+  readonly rtcpMux?: boolean;
 }
 
 /** A whole description: `lines` holds our audio m-line at `audioIndex` and rejections elsewhere. */
@@ -50,7 +52,7 @@ function audioMedia(port: number, audio: LocalAudio): MediaDescription {
     fmtp.push({ payload: event.payloadType, config: TELEPHONE_EVENT_FMTP });
   }
   const payloads = [...audio.codecs.map((codec) => codec.payloadType), ...audio.telephoneEvents.map((event) => event.payloadType)].join(' ');
-  return { type: 'audio', port, protocol: audio.protocol, payloads, rtp, fmtp, ptime: LOCAL_PTIME_MS, direction: audio.direction };
+  return { type: 'audio', port, protocol: audio.protocol, payloads, rtp, fmtp, ptime: LOCAL_PTIME_MS, direction: audio.direction, ...(audio.rtcpMux ? { rtcpMux: 'rtcp-mux' } : {}) };
 }
 
 /** A stream turned down: same media type, protocol and a format of the offer, port 0 (RFC 3264 §6). */

@@ -51,7 +51,7 @@ async function onChannel(test: (channel: MediaChannel, far: Awaited<ReturnType<t
 }
 
 const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
-const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, direction: 'sendrecv' });
+const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, rtcp: { address: '127.0.0.1', port: port + 1 }, rtcpMux: false, direction: 'sendrecv' });
 
 /** A 440 Hz tone, `seconds` long at 8 kHz. */
 const tone = (seconds: number): Int16Array => Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
@@ -162,6 +162,50 @@ describe('the media thread', () => {
       expect(far.received.length - heardThen).toBeLessThanOrEqual(1);
     });
   });
+
+  it('sends its RTCP reports to the a=rtcp port, or with rtcp-mux to the RTP port where it also takes the caller’s', async () => {
+    const far = await farEnd();
+    const farRtcp = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => farRtcp.bind(0, '127.0.0.1', resolve));
+    const reportTypes: number[] = [];
+    farRtcp.on('message', (data) => reportTypes.push(data[1]!));
+    const plain = await thread.open();
+    const muxed = await thread.open();
+    try {
+      plain.negotiated({ ...mediaTo(far.port), rtcp: { address: '127.0.0.1', port: farRtcp.address().port } });
+      const muxedFar = await farEnd();
+      const muxedTypes: number[] = [];
+      muxedFar.socket.on('message', (data) => {
+        if (data[1]! >= 200 && data[1]! <= 204) muxedTypes.push(data[1]!);
+      });
+      muxed.negotiated({ ...mediaTo(muxedFar.port), rtcpMux: true });
+      muxed.startPrompt(false);
+      muxed.play(tone(6));
+      muxed.endPrompt();
+      // Reports go out every 5 s.
+      await new Promise((resolve) => setTimeout(resolve, 5400));
+      expect(reportTypes).toContain(201); // a receiver report: nothing sent on that call
+      expect(muxedTypes).toContain(200); // a sender report, on the RTP port
+      // The caller's receiver report on our RTP port: a quarter of our packets lost.
+      const ourSsrc = muxedFar.received[0]!.packet.ssrc;
+      const report = Buffer.alloc(32);
+      report.writeUInt8(0x81, 0);
+      report.writeUInt8(201, 1);
+      report.writeUInt16BE(7, 2);
+      report.writeUInt32BE(0xfeed, 4);
+      report.writeUInt32BE(ourSsrc, 8);
+      report.writeUInt8(64, 12);
+      muxedFar.socket.send(report, muxed.port, '127.0.0.1');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const quality = await muxed.close();
+      expect(quality['peerFractionLost']).toBe(0.25);
+      muxedFar.socket.close();
+    } finally {
+      await Promise.all([plain.close(), muxed.close()]);
+      far.socket.close();
+      farRtcp.close();
+    }
+  }, 15_000);
 
   it('tells how punctual its pacer was, and starts the figures afresh on request', async () => {
     await onChannel(async (channel, far) => {

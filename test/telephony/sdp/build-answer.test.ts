@@ -37,6 +37,16 @@ describe('buildAnswer', () => {
     expect([...back.telephoneEvents]).toEqual([[8000, 102]]);
   });
 
+  it('accepts rtcp-mux when offered (a=rtcp-mux in the answer) and never adds it otherwise', () => {
+    const muxed = buildAnswer(parseOffer(withAudio('m=audio 4000 RTP/AVP 0 8', 'a=rtcp-mux')), LOCAL);
+    expect(muxed.rtcpMux).toBe(true);
+    expect(muxed.sdp).toContain('a=rtcp-mux\r\n');
+    expect(parseOffer(muxed.sdp).rtcpMux).toBe(true);
+    const plain = buildAnswer(parseOffer(SIPP_UAC), LOCAL);
+    expect(plain.rtcpMux).toBe(false);
+    expect(plain.sdp).not.toContain('rtcp-mux');
+  });
+
   it('answers an Asterisk hold (sendonly) with recvonly and A-law', () => {
     const answer = buildAnswer(parseOffer(ASTERISK_HOLD), LOCAL);
     expect(answer).toMatchObject({ codec: { name: 'PCMA' }, telephoneEvent: 101, direction: 'recvonly' });

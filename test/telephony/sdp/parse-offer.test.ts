@@ -17,6 +17,7 @@ describe('parseOffer on real offers', () => {
       addressFamily: 4,
       port: 6000,
       rtcp: { address: '127.0.0.1', port: 6001 },
+      rtcpMux: false,
       protocol: 'RTP/AVP',
       codecs: [PCMU],
       telephoneEvents: new Map(),
@@ -125,6 +126,11 @@ describe('parseOffer details', () => {
     expect(parseOffer(withAudio('m=audio 4000 RTP/AVP 0', 'a=ptime:30')).ptime).toBe(30);
     expect(parseOffer(crlf('v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0', 'a=ptime:40', 'm=audio 4000 RTP/AVP 0')).ptime).toBe(40);
     expect(parseOffer(withAudio('m=audio 4000 RTP/AVP 0', 'a=ptime:0')).ptime).toBe(20);
+  });
+
+  it('reads a=rtcp-mux (RFC 5761): RTCP on the RTP port', () => {
+    expect(parseOffer(withAudio('m=audio 4000 RTP/AVP 0', 'a=rtcp-mux')).rtcpMux).toBe(true);
+    expect(parseOffer(withAudio('m=audio 4000 RTP/AVP 0', 'a=rtcp:4001')).rtcpMux).toBe(false);
   });
 
   it('reads a=rtcp (RFC 3605) for where RTCP goes', () => {
