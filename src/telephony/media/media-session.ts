@@ -173,7 +173,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** Queues encoded frames of prompt `prompt` (dropped when that prompt is over or the codec changed since). */
   enqueue(prompt: number, payloadType: number, run: FrameRun): void {
     if (this.closed || prompt !== this.prompt.id || this.prompt.over || payloadType !== this.media.codec.payloadType) return;
+    // After a pause, the reply goes out in the clock's next slot rather than this call's own.
+    const pausing = this.outgoing.queued === 0 && this.outgoing.idle;
     this.outgoing.enqueueRun(run);
+    if (pausing) this.pacer.rephase(this.outgoing);
   }
 
   /** Prompt `prompt` has no more frames: it is over once its queue has played out. */

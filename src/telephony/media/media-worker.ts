@@ -35,6 +35,8 @@ const calls = new Map<number, CallSlot>();
 const audio = new AudioBatch();
 const pacer = new PacerClock({
   scheduler: preciseScheduler,
+  // Four 5 ms slots: a quarter of the calls per wake-up, and a reply after a pause waits at most 5 ms for its slot.
+  phases: 4,
   onError: (error) => report(null, error),
 });
 

@@ -134,4 +134,14 @@ export class PacedStream {
   skip(ticks: number): void {
     this.timestamp = (this.timestamp + ticks * this.options.samplesPerFrame) >>> 0;
   }
+
+  /** The next tick comes `frames` of a frame sooner (negative) or later: its timestamp follows the clock. */
+  shift(frames: number): void {
+    this.timestamp = (this.timestamp + Math.round(frames * this.options.samplesPerFrame)) >>> 0;
+  }
+
+  /** Whether the last tick sent nothing (a pause: the next frame starts a talkspurt). */
+  get idle(): boolean {
+    return !this.talking;
+  }
 }

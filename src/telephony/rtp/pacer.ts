@@ -1,17 +1,25 @@
 /**
  * The one clock that sends outgoing media: every registered stream gets one tick per frame,
- * all from a single timer, each tick at its absolute deadline `start + n × frameMs`. The timer
- * is re-armed with the time left to the next deadline, so lateness never adds up (a chained
- * `setInterval(20)` was measured drifting 14 ms per second).
+ * all from a single timer, each tick at its absolute deadline. The timer is re-armed with the
+ * time left to the next deadline, so lateness never adds up (a chained `setInterval(20)` was
+ * measured drifting 14 ms per second).
+ *
+ * A frame can be split into slots (`phases`): the timer then wakes once per slot, and each
+ * stream ticks in its own slot, once per frame. Streams are spread over the slots, so each
+ * wake-up sends a share of the calls, and a stream that starts talking after a pause can move
+ * to the next slot instead of waiting up to a whole frame for its own ({@link PacerClock.rephase}).
  */
 /**
  * What the clock ticks: a {@link PacedStream} (outgoing media), or anything else that must run
  * once per frame on the same deadlines (a call's receive side pulls its jitter buffer).
  */
 export interface Tickable {
+  /** @returns whether the tick sent something */
   tick(): boolean;
   /** Ticks given up after a stall (timestamps move on); optional. */
   skip?(ticks: number): void;
+  /** The next tick comes `frames` (a fraction) of a frame earlier (negative) or later than one frame after the last; see {@link PacerClock.rephase}. */
+  shift?(frames: number): void;
   /** Ticked after every stream that sends (work that must not delay a packet, such as receiving). */
   readonly afterSends?: boolean;
 }
@@ -33,37 +41,51 @@ export const systemScheduler: PacerScheduler = {
 
 /** How a {@link PacerClock} is set up. */
 export interface PacerClockOptions {
-  /** Tick period (default 20 ms). */
+  /** Tick period of every stream (default 20 ms). */
   readonly frameMs?: number;
-  /** Ticks run at most in one wake-up after a stall; older ones are skipped (default 3). */
+  /** Slots a frame is split into, each with its own wake-up and its own streams (default 1). */
+  readonly phases?: number;
+  /** Frames each stream ticks at most in one wake-up after a stall; older ones are skipped (default 3). */
   readonly maxBurst?: number;
   readonly scheduler?: PacerScheduler;
   /** Gets what a stream's `onSend` threw; without it the error is thrown from the timer once every stream has had its tick. */
   readonly onError?: (error: unknown, stream: Tickable) => void;
-  /** Tick lateness samples kept for the percentiles (default 3000: the last minute). */
+  /** Lateness samples (one per wake-up) kept for the percentiles (default 3000 × phases: the last minute). */
   readonly latencyWindow?: number;
 }
 
-/** How punctual the clock has been (lateness = time a tick ran after its deadline). */
+/** How punctual the clock has been (lateness = time a wake-up ran after its deadline). */
 export interface PacingStats {
+  /** Wake-ups (slots) run: one per frame and slot. */
   readonly ticks: number;
-  /** Ticks dropped after stalls longer than `maxBurst` frames. */
+  /** Slots dropped after stalls longer than `maxBurst` frames. */
   readonly skippedTicks: number;
   readonly p50LatenessMs: number;
   readonly p99LatenessMs: number;
   readonly maxLatenessMs: number;
 }
 
+/** Where a stream ticks, and when it last sent. */
+interface Placement {
+  slot: number;
+  /** Index of the slot run in which it last sent, or -Infinity. */
+  lastSent: number;
+}
+
 /** Ticks many streams ({@link Tickable}, usually `PacedStream`s) from one deadline-scheduled timer; armed only while it has streams. */
 export class PacerClock {
   private readonly frameMs: number;
+  private readonly phases: number;
+  private readonly slotMs: number;
   private readonly maxBurst: number;
   private readonly scheduler: PacerScheduler;
-  private readonly streams = new Set<Tickable>();
+  /** The streams of each slot, in the order they joined. */
+  private readonly slots: Array<Set<Tickable>>;
+  private readonly placement = new Map<Tickable, Placement>();
   private readonly lateness: Float64Array;
   private timer: unknown = null;
   private start = 0;
-  /** Ticks run or skipped since `start`. */
+  /** Slots run or skipped since `start`. */
   private done = 0;
   private ticks = 0;
   private skippedTicks = 0;
@@ -72,14 +94,24 @@ export class PacerClock {
 
   constructor(private readonly options: PacerClockOptions = {}) {
     this.frameMs = options.frameMs ?? 20;
+    this.phases = Math.max(1, Math.floor(options.phases ?? 1));
+    this.slotMs = this.frameMs / this.phases;
     this.maxBurst = Math.max(1, options.maxBurst ?? 3);
     this.scheduler = options.scheduler ?? systemScheduler;
-    this.lateness = new Float64Array(Math.max(1, options.latencyWindow ?? 3000));
+    this.slots = Array.from({ length: this.phases }, () => new Set<Tickable>());
+    this.lateness = new Float64Array(Math.max(1, options.latencyWindow ?? 3000 * this.phases));
   }
 
-  /** Starts ticking `stream` from the next deadline; the first stream starts the clock (its first tick is one frame later). */
+  /**
+   * Starts ticking `stream` in the slot with the fewest streams, from its next deadline; the
+   * first stream starts the clock (the first slot runs one slot's time later).
+   */
   add(stream: Tickable): void {
-    this.streams.add(stream);
+    if (this.placement.has(stream)) return;
+    let slot = 0;
+    for (let candidate = 1; candidate < this.phases; candidate++) if (this.slots[candidate]!.size < this.slots[slot]!.size) slot = candidate;
+    this.slots[slot]!.add(stream);
+    this.placement.set(stream, { slot, lastSent: Number.NEGATIVE_INFINITY });
     if (this.timer !== null) return;
     this.start = this.scheduler.now();
     this.done = 0;
@@ -88,18 +120,40 @@ export class PacerClock {
 
   /** Stops ticking `stream`; without streams the timer stops too. */
   remove(stream: Tickable): void {
-    this.streams.delete(stream);
-    if (this.streams.size === 0) this.disarm();
+    const placed = this.placement.get(stream);
+    if (!placed) return;
+    this.placement.delete(stream);
+    this.slots[placed.slot]!.delete(stream);
+    if (this.placement.size === 0) this.disarm();
+  }
+
+  /**
+   * Moves `stream` to the earliest coming slot that is at least a frame after its last send,
+   * so that a stream starting to talk after a pause goes out within a slot instead of up to a
+   * frame later. The stream's {@link Tickable.shift} hears how much earlier its next tick comes.
+   */
+  rephase(stream: Tickable): void {
+    const placed = this.placement.get(stream);
+    if (!placed || this.timer === null || this.phases === 1) return;
+    const next = this.done + 1;
+    const own = next + ((placed.slot - (next % this.phases) + this.phases) % this.phases);
+    const earliest = Math.max(next, placed.lastSent + this.phases);
+    if (earliest >= own) return;
+    const slot = earliest % this.phases;
+    this.slots[placed.slot]!.delete(stream);
+    this.slots[slot]!.add(stream);
+    placed.slot = slot;
+    stream.shift?.(-(own - earliest) / this.phases);
   }
 
   /** Streams being ticked. */
   get size(): number {
-    return this.streams.size;
+    return this.placement.size;
   }
 
-  /** Deadline of tick `n` (1-based) of the current run, on the scheduler's clock; NaN while stopped. */
+  /** Deadline of slot run `n` (1-based; with one slot, of tick `n`) of the current run, on the scheduler's clock; NaN while stopped. */
   deadline(n: number): number {
-    return this.timer === null ? Number.NaN : this.start + n * this.frameMs;
+    return this.timer === null ? Number.NaN : this.start + n * this.slotMs;
   }
 
   /** Punctuality since the start or the last {@link resetStats}. */
@@ -120,12 +174,13 @@ export class PacerClock {
 
   /** Forgets every stream and stops the timer. */
   close(): void {
-    this.streams.clear();
+    for (const slot of this.slots) slot.clear();
+    this.placement.clear();
     this.disarm();
   }
 
   private arm(): void {
-    const next = this.start + (this.done + 1) * this.frameMs;
+    const next = this.start + (this.done + 1) * this.slotMs;
     this.timer = this.scheduler.setTimer(() => this.wake(), Math.max(0, next - this.scheduler.now()));
   }
 
@@ -137,29 +192,30 @@ export class PacerClock {
   private wake(): void {
     const fired = this.timer;
     const now = this.scheduler.now();
-    let due = Math.floor((now - this.start) / this.frameMs) - this.done;
-    if (due > this.maxBurst) {
+    let due = Math.floor((now - this.start) / this.slotMs) - this.done;
+    const burst = this.maxBurst * this.phases;
+    if (due > burst) {
       // Bursting a long backlog would flood the peers' jitter buffers: the oldest ticks are
       // given up (timestamps move on; queued audio waits and goes out late instead).
-      const skipped = due - this.maxBurst;
-      this.done += skipped;
-      this.skippedTicks += skipped;
-      for (const stream of this.streams) stream.skip?.(skipped);
-      due = this.maxBurst;
+      this.skip(due - burst);
+      due = burst;
     }
     const errors: Array<[unknown, Tickable]> = [];
     for (let i = 0; i < due; i++) {
       this.done++;
-      this.record(now - (this.start + this.done * this.frameMs));
+      this.record(now - (this.start + this.done * this.slotMs));
       // A snapshot: a stream's callback may remove streams (its own call hanging up). Every
       // send goes out before any `afterSends` work, so how long one call's receive side takes
-      // never shifts another call's packet within the tick.
-      const snapshot = [...this.streams];
+      // never shifts another call's packet within the slot.
+      const snapshot = [...this.slots[this.done % this.phases]!];
       for (const late of [false, true]) {
         for (const stream of snapshot) {
           if ((stream.afterSends ?? false) !== late) continue;
           try {
-            stream.tick();
+            if (stream.tick()) {
+              const placed = this.placement.get(stream);
+              if (placed) placed.lastSent = this.done;
+            }
           } catch (error) {
             errors.push([error, stream]);
           }
@@ -168,12 +224,25 @@ export class PacerClock {
     }
     // A callback may have closed the clock, or closed and restarted it: that left its own timer.
     if (this.timer === fired) {
-      if (this.streams.size > 0) this.arm();
+      if (this.placement.size > 0) this.arm();
       else this.timer = null;
     }
     for (const [error, stream] of errors) {
       if (!this.options.onError) throw error;
       this.options.onError(error, stream);
+    }
+  }
+
+  /** Gives up `slots` slot runs after a stall; each stream hears how many of its own ticks went. */
+  private skip(slots: number): void {
+    const first = this.done + 1;
+    this.done += slots;
+    this.skippedTicks += slots;
+    for (let slot = 0; slot < this.phases; slot++) {
+      // Slot runs in first…first+slots-1 that belong to `slot`.
+      const offset = (slot - (first % this.phases) + this.phases) % this.phases;
+      const ticks = offset >= slots ? 0 : Math.floor((slots - 1 - offset) / this.phases) + 1;
+      if (ticks > 0) for (const stream of this.slots[slot]!) stream.skip?.(ticks);
     }
   }
 

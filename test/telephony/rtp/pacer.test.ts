@@ -205,6 +205,86 @@ describe('PacerClock on a hand-driven clock', () => {
     clock.close();
   });
 
+  it('with four slots spreads the streams over them, each ticking once a frame in its own slot', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const streams = Array.from({ length: 8 }, () => recordingStream(scheduler));
+    for (const { stream } of streams) {
+      for (let n = 0; n < 3; n++) stream.enqueue(frame(n));
+      clock.add(stream);
+    }
+    scheduler.advanceTo(100);
+    const times = streams.map(({ sent }) => sent.map((s) => s.at));
+    // Slots 0–3 in turn, two streams each; slot s runs at 5 × s ms after the start (slot 0 at 20).
+    expect(times).toEqual([20, 5, 10, 15, 20, 5, 10, 15].map((first) => [first, first + 20, first + 40]));
+    for (const { sent } of streams) expect(sent.map((s) => s.timestamp)).toEqual([1000, 1160, 1320]);
+    expect(clock.stats().ticks).toBe(20);
+    clock.close();
+  });
+
+  it('moves a stream that starts talking after a pause to the next slot, its timestamp following the clock', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const { stream, sent } = recordingStream(scheduler);
+    clock.add(stream); // slot 0: ticks at 20, 40, 60, …
+    stream.enqueue(frame(1));
+    scheduler.advanceTo(41);
+    expect(sent.map((s) => [s.at, s.timestamp])).toEqual([[20, 1000]]);
+    // At 41 its own next tick is 60; the slot at 45 is more than a frame after its last send.
+    stream.enqueue(frame(2));
+    stream.enqueue(frame(3));
+    clock.rephase(stream);
+    scheduler.advanceTo(100);
+    expect(sent.map((s) => [s.at, s.timestamp, s.marker])).toEqual([
+      [20, 1000, true],
+      [45, 1000 + 200, true], // 25 ms after the first: 200 samples
+      [65, 1000 + 360, false],
+    ]);
+    clock.close();
+  });
+
+  it('never moves a stream closer than a frame to its last send', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const { stream, sent } = recordingStream(scheduler);
+    clock.add(stream);
+    stream.enqueue(frame(1));
+    scheduler.advanceTo(26); // sent at 20
+    stream.enqueue(frame(2));
+    stream.enqueue(frame(3));
+    clock.rephase(stream); // the slots at 30 and 35 are under a frame after 20: its own at 40 stays
+    scheduler.advanceTo(70);
+    expect(sent.map((s) => [s.at, s.timestamp])).toEqual([
+      [20, 1000],
+      [40, 1160],
+      [60, 1320],
+    ]);
+    clock.close();
+  });
+
+  it('with slots, skips each stream’s own ticks after a stall, timestamps still following the clock', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const streams = Array.from({ length: 4 }, () => recordingStream(scheduler));
+    for (const { stream } of streams) {
+      for (let n = 0; n < 10; n++) stream.enqueue(frame(n));
+      clock.add(stream);
+    }
+    scheduler.advanceTo(21);
+    scheduler.stall(200);
+    scheduler.advanceTo(400);
+    for (const { sent } of streams) {
+      expect(sent.length).toBe(10);
+      // Whatever was skipped, a packet on its slot long after the stall carries the timestamp the clock's time says.
+      const first = sent[0]!;
+      const last = sent[9]!;
+      expect(last.at).toBeGreaterThan(260);
+      expect(last.timestamp - first.timestamp).toBe(((last.at - first.at) / 20) * 160);
+    }
+    expect(clock.stats().skippedTicks).toBeGreaterThan(0);
+    clock.close();
+  });
+
   it('after a stall sends at most three frames at once, skips older ticks and records the lateness', () => {
     const scheduler = new FakeScheduler();
     const clock = new PacerClock({ scheduler });
