@@ -184,6 +184,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         },
         this.signal,
       );
+      if (outcome.recogniserBusy) this.logger.warn({ language: listen.language ?? this.route.language }, listen.dtmf === false ? 'no recogniser free: the listen step was skipped' : 'no recogniser free: the listen step took keys only');
       this.sttSeconds += outcome.audioSeconds;
       this.vars['heard'] = outcome.heard || outcome.digits;
       this.vars['digits'] = outcome.digits;

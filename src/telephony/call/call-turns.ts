@@ -9,6 +9,7 @@ import type { EngineRegistry } from '../../../engine/registry.js';
 import { planSynthesis } from '../../speech/synthesis-request.js';
 import { SynthesisSession } from '../../speech/synthesis-service.js';
 import { RecognitionSession } from '../../speech/recognition-session.js';
+import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
 
 /** Which engines a route uses: the live ones, or the synthetic ones (load tests, sandboxes). */
@@ -105,7 +106,10 @@ export interface ListenOutcome {
   /** The final transcript, or '' when nothing was understood. */
   readonly heard: string;
   readonly digits: string;
-  readonly reason: 'speech' | 'digits' | 'timeout' | 'max' | 'ended';
+  /** `busy`: every recogniser was taken, and the step did not take keys either. */
+  readonly reason: 'speech' | 'digits' | 'timeout' | 'max' | 'ended' | 'busy';
+  /** Speech was asked for but no recogniser was free (the step listened for keys only, if at all). */
+  readonly recogniserBusy: boolean;
   /** Seconds of caller audio the recogniser heard. */
   readonly audioSeconds: number;
 }
@@ -126,7 +130,8 @@ export interface ListenRequest {
 
 /**
  * Listens until the caller has said something (a final transcript), pressed enough keys, said
- * nothing for `timeoutMs`, or `maxMs` passed.
+ * nothing for `timeoutMs`, or `maxMs` passed. When every recogniser is busy the call goes on:
+ * the step listens for keys only, or (taking no keys) ends at once as `busy`.
  */
 export async function listenForCaller(media: MediaChannel, engines: EngineRegistry, choice: RouteEngines, request: ListenRequest, callSignal: AbortSignal): Promise<ListenOutcome> {
   const engine: SttEngine | null = !request.speech ? null : choice === 'synthetic' ? engines.sandbox.sttStream : engines.live.stt.engineFor(request.language);
@@ -134,7 +139,18 @@ export async function listenForCaller(media: MediaChannel, engines: EngineRegist
   const controller = new AbortController();
   const stopAll = () => controller.abort();
   callSignal.addEventListener('abort', stopAll, { once: true });
-  const session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs) : null;
+  let session: RecognitionSession | null = null;
+  let recogniserBusy = false;
+  try {
+    session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs) : null;
+  } catch (error) {
+    if (!(error instanceof RecognitionCapacityError)) throw error;
+    recogniserBusy = true;
+  }
+  if (recogniserBusy && !request.dtmf) {
+    callSignal.removeEventListener('abort', stopAll);
+    return { heard: '', digits: '', reason: 'busy', audioSeconds: 0, recogniserBusy };
+  }
   let digits = '';
   let heardSpeech = false;
   return await new Promise<ListenOutcome>((resolve) => {
@@ -151,7 +167,7 @@ export async function listenForCaller(media: MediaChannel, engines: EngineRegist
       const audioSeconds = session?.audioSeconds ?? 0;
       session?.close();
       controller.abort();
-      resolve({ heard, digits, reason, audioSeconds });
+      resolve({ heard, digits, reason, audioSeconds, recogniserBusy });
     };
     const onAudio = (pcm: Int16Array): void => {
       if (!settled && session) session.write(pcm);
