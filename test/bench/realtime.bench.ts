@@ -18,6 +18,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { openKeyStore } from '../../src/server.js';
 import { startServeProcess, stopServeProcess, type ServeProcess } from './serve-process.js';
+import { lastSpeechFrame } from './speech-end.js';
 import { percentile } from './stt.bench.js';
 
 const HANGOVER_MS = 500;
@@ -108,35 +109,10 @@ function speech(): Buffer {
   return Buffer.concat([Buffer.alloc(16000 * 0.3 * 2), raw, Buffer.alloc(16000 * 1.2 * 2)]);
 }
 
-/**
- * Where speech ends in `speech()`, in seconds: the end of its last 20 ms frame within 30 dB of
- * its loudest, measured after a high-pass that removes the recording's DC offset and rumble.
- * In this recording that is the quiet release after "meters" (about 110 ms past the last frame
- * louder than RMS 500, the line earlier runs measured from).
- */
+/** Where speech ends in `speech()`, in seconds: the end of its last frame within 30 dB of the loudest (see `speech-end.ts`). */
 function speechEndSeconds(audio: Buffer): number {
-  const samples = audio.length / 2;
-  const filtered = new Float64Array(samples);
-  let previousIn = 0;
-  let previousOut = 0;
-  for (let i = 0; i < samples; i++) {
-    const x = audio.readInt16LE(i * 2);
-    previousOut = x - previousIn + 0.97 * previousOut;
-    previousIn = x;
-    filtered[i] = previousOut;
-  }
-  const frameRms: number[] = [];
-  for (let at = 0; at + 320 <= samples; at += 320) {
-    let sum = 0;
-    for (let i = at; i < at + 320; i++) sum += filtered[i]! ** 2;
-    frameRms.push(Math.sqrt(sum / 320));
-  }
-  const floor = Math.max(...frameRms) * 10 ** (-30 / 20);
-  let lastLoud = -1;
-  frameRms.forEach((rms, frame) => {
-    if (rms > floor) lastLoud = frame;
-  });
-  return ((lastLoud + 1) * 320) / 16000;
+  const pcm = new Int16Array(audio.buffer.slice(audio.byteOffset, audio.byteOffset + audio.length));
+  return ((lastSpeechFrame(pcm, 320) + 1) * 320) / 16000;
 }
 
 /** Recognition with audio sent in real time: partial lags and final lags beyond the hangover. */

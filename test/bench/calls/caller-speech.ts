@@ -1,4 +1,5 @@
 /** The caller's audio: Debian's "go forward ten meters" at 8 kHz, as µ-law frames and as SIPp's capture. */
+import { lastSpeechFrame } from '../speech-end.js';
 import { readFileSync } from 'node:fs';
 import { encodeMulaw } from '../../../src/audio/g711.js';
 import { loadResampler, Resampler } from '../../../src/audio/resampler.js';
@@ -8,15 +9,17 @@ import { FRAME_SAMPLES } from './common.js';
 /** A 20 ms frame of the 8 kHz caller audio louder than this (RMS) is speech. */
 const LOUD_RMS = 500;
 
-/** Debian's "go forward ten meters" at 8 kHz: µ-law frames and which of them are loud. */
+/** Debian's "go forward ten meters" at 8 kHz: µ-law frames, where speech starts and where it ends. */
 export interface CallerSpeech {
   readonly pcm: Int16Array;
   readonly frames: Uint8Array[];
+  /** The first frame louder than RMS 500: where the words start. */
   readonly firstLoud: number;
-  readonly lastLoud: number;
+  /** The last frame of speech: the last within 30 dB of the loudest (`speech-end.ts`), the quiet end of "meters". */
+  readonly lastSpeech: number;
 }
 
-/** Reads the recording, resamples it to 8 kHz and finds its first and last loud frame. */
+/** Reads the recording, resamples it to 8 kHz and finds where its speech starts and ends. */
 export async function callerSpeech(): Promise<CallerSpeech> {
   await loadResampler();
   const raw = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
@@ -30,19 +33,15 @@ export async function callerSpeech(): Promise<CallerSpeech> {
   pcm.set(tail, head.length);
   const frames: Uint8Array[] = [];
   let firstLoud = -1;
-  let lastLoud = -1;
   for (let at = 0, index = 0; at < pcm.length; at += FRAME_SAMPLES, index++) {
     const frame = pcm.subarray(at, at + FRAME_SAMPLES);
     let sum = 0;
     for (const sample of frame) sum += sample * sample;
-    if (Math.sqrt(sum / FRAME_SAMPLES) > LOUD_RMS) {
-      if (firstLoud < 0) firstLoud = index;
-      lastLoud = index;
-    }
+    if (firstLoud < 0 && Math.sqrt(sum / FRAME_SAMPLES) > LOUD_RMS) firstLoud = index;
     frames.push(encodeMulaw(frame));
   }
   if (firstLoud < 0) throw new Error('the recording has no frame louder than RMS 500');
-  return { pcm, frames, firstLoud, lastLoud };
+  return { pcm, frames, firstLoud, lastSpeech: lastSpeechFrame(pcm, FRAME_SAMPLES) };
 }
 
 /** SIPp's capture: the recording and a second of silence, again and again, for `seconds`. */

@@ -36,7 +36,7 @@ export function printCallsFigures(figures: CallsFigures): void {
   if (turn) {
     const t = turn;
     console.log(
-      `| turn, eSpeak NG and pocketsphinx: last loud frame sent → first reply packet received (${t.total.count} turns${t.failed ? `, ${t.failed} without a reply` : ''}) | p50 ${ms(t.total.p50, 0)}, p95 ${ms(t.total.p95, 0)} | p50 ≤ 300 ms |`,
+      `| turn, eSpeak NG and pocketsphinx: end of the caller's speech (its last frame within 30 dB of the loudest, sent) → first reply packet received (${t.total.count} turns${t.failed ? `, ${t.failed} without a reply` : ''}) | p50 ${ms(t.total.p50, 0)}, p95 ${ms(t.total.p95, 0)} | p50 ≤ 300 ms |`,
     );
     console.log(`| the same turns beyond the ${t.endSilenceMs} ms end-of-turn silence | p50 ${ms(t.beyondHangover.p50, 0)}, p95 ${ms(t.beyondHangover.p95, 0)} | — |`);
     console.log(`| the same turns as the gateway logs them (its detector's last voiced frame → first reply packet sent) | p50 ${ms(t.gateway.p50, 0)}, p95 ${ms(t.gateway.p95, 0)} | — |`);

@@ -1,13 +1,12 @@
 /**
  * Turn latency with live engines: the caller says the recording after the greeting; measured from
- * sending its last loud frame to the arrival of the reply's first packet.
+ * the end of its speech (the packet with the last frame of speech sent: the caller has just
+ * spoken that frame) to the arrival of the reply's first packet.
  */
 import type { CallerSpeech } from './caller-speech.js';
 import { Caller } from './caller.js';
 import { FRAME_SAMPLES, MULAW_SILENCE, summary, until, type Summary } from './common.js';
 import type { Gateway } from './gateway-process.js';
-
-/** Silence the recogniser's endpointer waits for before its final. */
 
 /** The turn latencies: in total, beyond the recogniser's hangover, and as the gateway logs them. */
 export interface TurnFigures {
@@ -22,7 +21,7 @@ export interface TurnFigures {
   readonly failed: number;
 }
 
-/** Turns: last loud frame sent → first reply packet received, per turn. */
+/** Turns: last frame of speech sent → first reply packet received, per turn. */
 async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Promise<{ latenciesMs: number[]; failed: number }> {
   const latenciesMs: number[] = [];
   let failed = 0;
@@ -36,7 +35,7 @@ async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Pr
       const times = await caller.play(words);
       await until(() => caller.received.length > heardBefore, 15_000, 'the reply').catch(() => undefined);
       const reply = caller.received[heardBefore];
-      if (reply && reply.at > times[speech.lastLoud]!) latenciesMs.push(reply.at - times[speech.lastLoud]!);
+      if (reply && reply.at > times[speech.lastSpeech]!) latenciesMs.push(reply.at - times[speech.lastSpeech]!);
       else failed += 1;
       await caller.byeFromGateway(20_000);
     } finally {
