@@ -54,7 +54,8 @@ export type MediaCommand =
 
 /** Media thread → main thread. */
 export type MediaEvent =
-  | { readonly ev: 'ready' }
+  /** Started; `nice` is its scheduling priority, `priorityRefused` why it could not be raised. */
+  | { readonly ev: 'ready'; readonly nice: number; readonly priorityRefused?: string }
   | { readonly ev: 'opened'; readonly id: number; readonly port: number }
   | { readonly ev: 'open-failed'; readonly id: number; readonly exhausted: boolean; readonly message: string }
   /** Caller audio of every call from a tick (not per call: one message for all). */

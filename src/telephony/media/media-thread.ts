@@ -109,7 +109,11 @@ export class MediaThread {
     running.ready.catch(() => undefined);
     worker.on('message', (batch: MediaEvent[]) => {
       for (const event of batch) {
-        if (event.ev === 'ready') ready();
+        if (event.ev === 'ready') {
+          if (event.priorityRefused) this.options.logger.warn({ reason: event.priorityRefused }, 'the media thread runs at the ordinary priority (raising it needs root or CAP_SYS_NICE; docker: cap_add SYS_NICE): under load its packets may leave late');
+          else this.options.logger.info({ nice: event.nice }, 'media thread started');
+          ready();
+        }
         else this.dispatch(running, event);
       }
     });

@@ -12,11 +12,24 @@ import { removeSippRuns, startSipp, type SippResult } from '../../helpers/sipp.j
 import { callerCapture, type CallerSpeech } from './caller-speech.js';
 import { FRAME_MS, rank, sleep } from './common.js';
 import { pacerStats, waitForCallsEnded, type Gateway } from './gateway-process.js';
-import { CallReceivers, windowErrors } from './rtp-receiver.js';
+import { CallReceivers, windowErrors, type CallTrace } from './rtp-receiver.js';
 import type { CallsBenchSettings } from './settings.js';
 import { idleRssMb, rssMb, UsageSampler, type CpuFigures } from './usage.js';
+import { startWireCapture } from './wire-capture.js';
 
 const LOAD_SCENARIO = fileURLToPath(new URL('../sipp/load-call.xml', import.meta.url));
+
+/** Pacing errors summed up: percentiles, and how many packets were later than 2 and 10 ms. */
+export interface Pacing {
+  readonly packets: number;
+  readonly lost: number;
+  readonly pacingMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  readonly laterThan2Ms: number;
+  readonly laterThan10Ms: number;
+}
+
+/** The same pacing figures from the kernel's timestamps (tcpdump), or why there are none. */
+export type WirePacing = (Pacing & { readonly dropped: number }) | { readonly unavailable: string };
 
 /** What the load run measured. */
 export interface LoadFigures {
@@ -26,11 +39,10 @@ export interface LoadFigures {
   readonly callsWithAudio: number;
   /** Seconds with all calls up that were measured. */
   readonly windowSeconds: number;
-  readonly packets: number;
-  readonly lost: number;
-  readonly pacingMs: { readonly p50: number; readonly p99: number; readonly max: number };
-  readonly laterThan2Ms: number;
-  readonly laterThan10Ms: number;
+  /** Pacing as the receiving sockets saw it (their event loop's delay included). */
+  readonly received: Pacing;
+  /** Pacing on the wire: the kernel's timestamps of the same packets. */
+  readonly wire: WirePacing;
   readonly sipp: { readonly successful: number; readonly failed: number; readonly exitCode: number | null };
   /** CPU used in the window, in cores (1 = one core busy all the time). */
   readonly cpu: CpuFigures;
@@ -39,6 +51,18 @@ export interface LoadFigures {
   /** The gateway's pacer in the window (tick lateness against its deadlines). */
   readonly pacer: PacingStats | null;
   readonly rssMb: { readonly idle: number; readonly loaded: number; readonly after: number; readonly perCall: number };
+}
+
+/** Pacing figures of the packets of `traces` in the window `start`–`end`. */
+function pacingIn(traces: readonly CallTrace[], start: number, end: number): Pacing {
+  const { errors, packets, lost } = windowErrors(traces, start, end);
+  let laterThan2Ms = 0;
+  let laterThan10Ms = 0;
+  for (const error of errors) {
+    if (error > 2) laterThan2Ms++;
+    if (error > 10) laterThan10Ms++;
+  }
+  return { packets, lost, pacingMs: { p50: rank(errors, 50), p99: rank(errors, 99), max: errors.length ? errors[errors.length - 1]! : Number.NaN }, laterThan2Ms, laterThan10Ms };
 }
 
 /** SIPp's calls: `calls` at `rate` a second, each `pauseMs` long after the ACK. */
@@ -101,10 +125,12 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
         pacer = await pacerStats(gateway);
       });
     };
+    const wireCapture = await startWireCapture(receivers.ports, receivers.capacity);
     const run = await sippCalls(gateway, receivers, capture, calls, rate, pauseMs);
     usage.sippPid = run.pid;
     const result = await run.result;
     await windowDone;
+    const wireTraces = 'stop' in wireCapture ? await wireCapture.stop() : null;
     usage.stop();
     failedSipp(result, 'load');
     await waitForCallsEnded(gateway, endedBefore + calls);
@@ -116,24 +142,18 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
     // The window: all calls up, at most `seconds` long, ended before the first call's last packet.
     const start = Number.isNaN(windowStart) ? Math.max(...withAudio.map((trace) => trace.firstAt)) : windowStart;
     const end = Math.min(Number.isNaN(windowEnd) ? start + seconds * 1000 : windowEnd, ...withAudio.map((trace) => trace.lastAt));
-    const { errors, packets, lost } = windowErrors(withAudio, start, end);
-    let laterThan2Ms = 0;
-    let laterThan10Ms = 0;
-    for (const error of errors) {
-      if (error > 2) laterThan2Ms++;
-      if (error > 10) laterThan10Ms++;
-    }
+    const received = pacingIn(withAudio, start, end);
+    const wire: WirePacing = wireTraces
+      ? { ...pacingIn(wireTraces.traces.filter((trace) => trace.count > 0), start, end), dropped: wireTraces.dropped }
+      : { unavailable: 'unavailable' in wireCapture ? wireCapture.unavailable : 'no capture' };
     const { cpu, rssMb: loaded } = usage.window(start, end);
     return {
       calls,
       cores: os.availableParallelism(),
       callsWithAudio: withAudio.length,
       windowSeconds: (end - start) / 1000,
-      packets,
-      lost,
-      pacingMs: { p50: rank(errors, 50), p99: rank(errors, 99), max: errors.length ? errors[errors.length - 1]! : Number.NaN },
-      laterThan2Ms,
-      laterThan10Ms,
+      received,
+      wire,
       sipp: { successful: result.successful, failed: result.failed, exitCode: result.exitCode },
       cpu,
       receiverLoopDelayMs: { p99: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : Number.NaN, max: loopDelay.count > 0 ? loopDelay.max / 1e6 : Number.NaN },

@@ -1,5 +1,6 @@
 /** The call figures as the README's table. */
 import os from 'node:os';
+import type { Pacing } from './load.js';
 import type { CallsFigures } from './run.js';
 
 const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
@@ -13,9 +14,14 @@ export function printCallsFigures(figures: CallsFigures): void {
   if (load) {
     const l = load;
     const setup = `${l.calls} concurrent calls from SIPp, G.711 both ways, VAD on, synthetic engines, ${l.windowSeconds.toFixed(1)} s with all up`;
+    const pacing = (p: Pacing): string => `p50 ${ms(p.pacingMs.p50, 2)}, p99 ${ms(p.pacingMs.p99, 2)}, max ${ms(p.pacingMs.max)}; ${p.laterThan10Ms} later than 10 ms, ${p.laterThan2Ms} later than 2 ms, ${p.lost} lost`;
+    const w = l.wire;
     console.log(
-      `| ${setup}: pacing error of the gateway's packets (arrival against first + n × 20 ms, ${l.packets.toLocaleString('en-US')} packets of ${l.callsWithAudio} calls) | p50 ${ms(l.pacingMs.p50, 2)}, p99 ${ms(l.pacingMs.p99, 2)}, max ${ms(l.pacingMs.max)}; ${l.laterThan10Ms} later than 10 ms, ${l.laterThan2Ms} later than 2 ms, ${l.lost} lost | p99 ≤ 2 ms, none later than 10 ms |`,
+      'unavailable' in w
+        ? `| ${setup}: pacing error on the wire (kernel timestamps) | not measured: ${w.unavailable} | p99 ≤ 2 ms, none later than 10 ms |`
+        : `| ${setup}: pacing error of the gateway's packets on the wire (kernel timestamps, tcpdump on lo: each packet against its call's schedule, from the call's most punctual packet; ${w.packets.toLocaleString('en-US')} packets of ${l.callsWithAudio} calls${w.dropped ? `, ${w.dropped} dropped by the capture` : ''}) | ${pacing(w)} | p99 ≤ 2 ms, none later than 10 ms |`,
     );
+    console.log(`| the same packets as the receiving sockets saw them (their event loop's delay included; ${l.received.packets.toLocaleString('en-US')} packets) | ${pacing(l.received)} | — |`);
     console.log(
       `| the same calls on one gateway process: its CPU in the window (1.00 = one core busy) | ${l.cpu.gateway.toFixed(2)} for ${l.calls} calls (${Math.round(l.calls / l.cpu.gateway)} calls per busy core; SIPp ${l.cpu.sipp.toFixed(2)}, measuring process ${l.cpu.bench.toFixed(2)}); SIPp: ${l.sipp.successful} calls successful, ${l.sipp.failed} failed | ≥ 200 calls per core |`,
     );

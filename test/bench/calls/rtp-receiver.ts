@@ -109,6 +109,11 @@ export class CallReceivers {
     throw new Error(`no free run of ports for ${calls} calls below 20000 (set CALLS_BENCH_MEDIA_PORT)`);
   }
 
+  /** The receivers' ports, call by call. */
+  get ports(): number[] {
+    return this.sockets.map((_, index) => this.mediaPort + 4 * (index + 1));
+  }
+
   /** Empty traces for every call (the packets of the warm-up are dropped). */
   reset(): void {
     this.traces = this.sockets.map(() => new CallTrace(this.capacity));
