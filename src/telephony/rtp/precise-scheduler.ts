@@ -7,8 +7,12 @@
  */
 import type { PacerScheduler } from './pacer.js';
 
-/** How early the Node timer is set: enough to cover its own lateness on a busy host. */
-const EARLY_MS = 2;
+/**
+ * How early the Node timer is set: enough to cover its own lateness on a busy host (calls bench,
+ * 200 calls: pacing p99 on the wire 3.4 ms with 1 ms, 2.2–2.5 ms with 3 ms, 3.4 ms with 4 ms,
+ * where the thread sleeps through so much that datagrams pile up between its slots).
+ */
+const EARLY_MS = 3;
 
 /** Waits on a word nobody ever notifies: `Atomics.wait` as a precise sleep. */
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
