@@ -219,6 +219,29 @@ describe('the media thread', () => {
     });
   });
 
+  it('ends the media of its calls when the thread dies, and starts a fresh thread for the next call', async () => {
+    const lostThread = new MediaThread({ host: '127.0.0.1', rtpPorts: { min: 33200, max: 33209 }, logger: pino({ level: 'silent' }) });
+    try {
+      const channel = await lostThread.open();
+      const lost = new Promise<Error>((resolve) => channel.on('lost', resolve));
+      channel.negotiated(mediaTo(9));
+      channel.startPrompt(false);
+      channel.play(tone(1));
+      channel.endPrompt();
+      const waiting = channel.playedOut();
+      // The thread dies under the call (no public way to do that: a crash is what it stands for).
+      await (lostThread as unknown as { running: { worker: { terminate(): Promise<number> } } }).running.worker.terminate();
+      expect((await lost).message).toMatch(/exited/);
+      expect(await waiting).toBeNull();
+      expect(await channel.close()).toEqual({});
+      const next = await lostThread.open();
+      expect(next.port).toBeGreaterThanOrEqual(33200);
+      await next.close();
+    } finally {
+      await lostThread.close();
+    }
+  });
+
   it('refuses a call when every port pair of the range is taken (the gateway answers 503)', async () => {
     const channels: MediaChannel[] = [];
     try {
