@@ -32,6 +32,8 @@ interface Running {
   readonly channels: Map<number, MediaChannel>;
   readonly opening: Map<number, { resolve: (channel: MediaChannel) => void; reject: (error: Error) => void }>;
   readonly pacing: Map<number, (stats: PacingStats) => void>;
+  /** Called when the last open channel has been closed in the thread (`close` waits for it). */
+  whenEmpty: (() => void) | null;
 }
 
 /** Owns the media thread of one telephony service. */
@@ -82,8 +84,14 @@ export class MediaThread {
     this.running = null;
     if (!running) return;
     running.out.flush();
-    const deadline = performance.now() + 1000;
-    while (running.channels.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (running.channels.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        running.whenEmpty = resolve;
+        timer = setTimeout(resolve, 1000);
+      });
+      clearTimeout(timer);
+    }
     await running.worker.terminate();
   }
 
@@ -104,6 +112,7 @@ export class MediaThread {
       channels: new Map(),
       opening: new Map(),
       pacing: new Map(),
+      whenEmpty: null,
     };
     // Whoever waits for the thread hears of a failed start; nobody waiting is no crash.
     running.ready.catch(() => undefined);
@@ -137,7 +146,10 @@ export class MediaThread {
       case 'opened': {
         const pending = running.opening.get(event.id);
         running.opening.delete(event.id);
-        const channel = new MediaChannel(event.id, event.port, running.out, () => running.channels.delete(event.id));
+        const channel = new MediaChannel(event.id, event.port, running.out, () => {
+          running.channels.delete(event.id);
+          if (running.channels.size === 0) running.whenEmpty?.();
+        });
         running.channels.set(event.id, channel);
         pending?.resolve(channel);
         return;
