@@ -1,8 +1,9 @@
 /**
  * The media thread: every call's RTP sockets, jitter buffers, decoders, voice and key detectors,
  * and the one pacer clock that sends all outgoing frames. It runs apart from the main thread so
- * that garbage collection, SIP, prompt synthesis and recognition there never delay a tick:
- * the pacer's deadlines are kept to a fraction of a millisecond by a precise sleep.
+ * that garbage collection, SIP, prompt synthesis and recognition there never delay a tick; when
+ * this thread is free, a precise sleep wakes the pacer within a fraction of a millisecond of
+ * its deadline.
  */
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
