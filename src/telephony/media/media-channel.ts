@@ -40,7 +40,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   private media: CallMedia | null = null;
   private encoder: FrameEncoder | null = null;
   private prompt = 0;
-  private readonly playouts = new Map<number, PromptPlayout>();
+  /** The report of the latest prompt that is over (nobody asks after an older one). */
+  private latest: { readonly prompt: number; readonly playout: PromptPlayout } | null = null;
   private readonly waiting = new Map<number, Array<(playout: PromptPlayout | null) => void>>();
   private closed = false;
   /** The media thread stopped under this call. */
@@ -125,8 +126,7 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   /** Resolves when the current prompt has played out or was stopped; null when the call's media ended first. */
   playedOut(): Promise<PromptPlayout | null> {
     const prompt = this.prompt;
-    const done = this.playouts.get(prompt);
-    if (done) return Promise.resolve(done);
+    if (this.latest?.prompt === prompt) return Promise.resolve(this.latest.playout);
     if (this.closed) return Promise.resolve(null);
     return new Promise((resolve) => {
       const list = this.waiting.get(prompt) ?? [];
@@ -177,9 +177,7 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
           firstPacketAtMs: toLocalTime(event.report.firstPacketAt),
           lastVoiceAtMs: toLocalTime(event.report.lastVoiceAt),
         };
-        // Only the latest prompt's report is kept: nobody asks after an older one.
-        this.playouts.clear();
-        this.playouts.set(event.prompt, playout);
+        this.latest = { prompt: event.prompt, playout };
         for (const resolve of this.waiting.get(event.prompt) ?? []) resolve(playout);
         this.waiting.delete(event.prompt);
         return;

@@ -13,7 +13,6 @@ import opus from '@discordjs/opus';
 import { WebRtcVad } from '../../../engine/vad/webrtc-vad.js';
 import { decodeAlaw, decodeMulaw } from '../../audio/g711.js';
 import { Resampler } from '../../audio/resampler.js';
-import type { MediaCodec } from '../sdp/media-codec.js';
 import { DtmfReceiver, dtmfEventFrames } from '../rtp/dtmf.js';
 import { GoertzelDtmfDetector } from '../rtp/goertzel-dtmf.js';
 import { JitterBuffer } from '../rtp/jitter-buffer.js';
@@ -104,15 +103,6 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     return this.audioRateHz / 50;
   }
 
-  get codec(): MediaCodec {
-    return this.media.codec;
-  }
-
-  /** The local RTP port (for the SDP). */
-  get port(): number {
-    return this.ports.port;
-  }
-
   /** Takes a re-negotiated media description (hold, resume, codec change, new address). */
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
@@ -201,11 +191,6 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     if (this.prompt.over) return;
     this.prompt.over = true;
     this.emit('played-out', this.prompt.id, { framesSent: this.prompt.framesSent, firstPacketAt: this.prompt.firstPacketAt, lastVoiceAt: this.lastVoiceAt });
-  }
-
-  /** Frames still queued. */
-  get queuedFrames(): number {
-    return this.outgoing.queued;
   }
 
   /** Sends a key as RFC 4733 events (or nothing when the caller did not offer them). */

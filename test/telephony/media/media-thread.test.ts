@@ -11,7 +11,7 @@ import type { MediaChannel } from '../../../src/telephony/media/media-channel.js
 import type { CallMedia } from '../../../src/telephony/media/media-protocol.js';
 import { MediaThread } from '../../../src/telephony/media/media-thread.js';
 import { RtpPortsExhausted } from '../../../src/telephony/media/rtp-port-pool.js';
-import { dtmfEventFrames } from '../../../src/telephony/rtp/dtmf.js';
+import { DtmfReceiver, dtmfEventFrames } from '../../../src/telephony/rtp/dtmf.js';
 import { parseRtp, serializeRtp, type RtpPacket } from '../../../src/telephony/rtp/rtp-packet.js';
 
 const RANGE = { min: 33100, max: 33109 };
@@ -133,6 +133,22 @@ describe('the media thread', () => {
       const heard = frames.findIndex((frame) => frame.some((sample) => sample !== 0));
       expect(heard).toBeGreaterThanOrEqual(0);
       for (let n = 0; n < 20; n++) expect(frames[heard + n], `frame ${n}`).toEqual(decodeMulaw(encodeMulaw(audio.subarray(n * 160, (n + 1) * 160))));
+    });
+  });
+
+  it('sends a key as RFC 4733 events that a receiver reads back as that key, and none without telephone-event', async () => {
+    await onChannel(async (channel, far) => {
+      expect(channel.sendDtmf('9')).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const events = far.received.map(({ packet }) => packet).filter((packet) => packet.payloadType === 101);
+      expect(events.length).toBeGreaterThan(3);
+      expect(events[0]!.marker).toBe(true);
+      // One timestamp for the whole event (RFC 4733 §2.5.1.2), read back as key 9.
+      expect(new Set(events.map((packet) => packet.timestamp)).size).toBe(1);
+      const receiver = new DtmfReceiver();
+      expect(events.map((packet) => receiver.push(packet)).filter((key) => key !== null)).toEqual(['9']);
+      channel.negotiated({ ...mediaTo(far.port), telephoneEvent: null });
+      expect(channel.sendDtmf('1')).toBe(false);
     });
   });
 
