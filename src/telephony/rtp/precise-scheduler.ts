@@ -9,8 +9,9 @@ import type { PacerScheduler } from './pacer.js';
 
 /**
  * How early the Node timer is set: enough to cover its own lateness on a busy host (calls bench,
- * 200 calls: pacing p99 on the wire 3.4 ms with 1 ms, 3.3–5.1 ms with 2 ms, 2.2–2.5 ms with
- * 3 ms, 3.4 ms with 4 ms, where the thread sleeps through so much that datagrams pile up).
+ * 200 calls, 15 s runs: pacing p99 on the wire 3.4 ms with 1 ms, 3.3 ms with 2 ms (5.1 ms in a
+ * 30 s run), 2.2–2.5 ms with 3 ms, 3.4 ms with 4 ms, where the thread sleeps through so much
+ * that datagrams pile up).
  */
 const EARLY_MS = 3;
 
