@@ -6,6 +6,7 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
+import { literalAddressLookup } from './literal-address-lookup.js';
 
 /** A bound RTP/RTCP socket pair; `release` closes both and returns the port. */
 export interface RtpPorts {
@@ -24,7 +25,7 @@ export class RtpPortsExhausted extends Error {
 }
 
 function bind(port: number, host: string): Promise<dgram.Socket | null> {
-  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', lookup: literalAddressLookup });
   return new Promise((resolve) => {
     socket.once('error', () => {
       socket.close();

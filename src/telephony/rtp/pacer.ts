@@ -82,6 +82,10 @@ export class PacerClock {
   /** The streams of each slot, in the order they joined. */
   private readonly slots: Array<Set<Tickable>>;
   private readonly placement = new Map<Tickable, Placement>();
+  /** Sending streams per slot. */
+  private readonly senders: number[];
+  /** `afterSends` streams per slot. */
+  private readonly followers: number[];
   private readonly lateness: Float64Array;
   private timer: unknown = null;
   private start = 0;
@@ -99,18 +103,22 @@ export class PacerClock {
     this.maxBurst = Math.max(1, options.maxBurst ?? 3);
     this.scheduler = options.scheduler ?? systemScheduler;
     this.slots = Array.from({ length: this.phases }, () => new Set<Tickable>());
+    this.senders = new Array<number>(this.phases).fill(0);
+    this.followers = new Array<number>(this.phases).fill(0);
     this.lateness = new Float64Array(Math.max(1, options.latencyWindow ?? 3000 * this.phases));
   }
 
   /**
-   * Starts ticking `stream` in the slot with the fewest streams, from its next deadline; the
-   * first stream starts the clock (the first slot runs one slot's time later).
+   * Starts ticking `stream` in the slot with the fewest streams of its kind (sending, or
+   * `afterSends`), from its next deadline; the first stream starts the clock (the first slot
+   * runs one slot's time later).
    */
   add(stream: Tickable): void {
     if (this.placement.has(stream)) return;
+    const load = this.loadOf(stream);
     let slot = 0;
-    for (let candidate = 1; candidate < this.phases; candidate++) if (this.slots[candidate]!.size < this.slots[slot]!.size) slot = candidate;
-    this.slots[slot]!.add(stream);
+    for (let candidate = 1; candidate < this.phases; candidate++) if (load[candidate]! < load[slot]!) slot = candidate;
+    this.place(stream, slot);
     this.placement.set(stream, { slot, lastSent: Number.NEGATIVE_INFINITY });
     if (this.timer !== null) return;
     this.start = this.scheduler.now();
@@ -123,27 +131,35 @@ export class PacerClock {
     const placed = this.placement.get(stream);
     if (!placed) return;
     this.placement.delete(stream);
-    this.slots[placed.slot]!.delete(stream);
+    this.unplace(stream, placed.slot);
     if (this.placement.size === 0) this.disarm();
   }
 
   /**
-   * Moves `stream` to the earliest coming slot that is at least a frame after its last send,
-   * so that a stream starting to talk after a pause goes out within a slot instead of up to a
-   * frame later. The stream's {@link Tickable.shift} hears how much earlier its next tick comes.
+   * Moves `stream` to the earliest coming slot that is at least a frame after its last send
+   * and has room, so that a stream starting to talk after a pause goes out within a slot or two
+   * instead of up to a frame later. A slot has room while it holds no more than a tenth over an
+   * even share of the streams of its kind: replies that start together (every call of a menu
+   * after the same prompt) are spread over the coming slots instead of piling into one, whose
+   * sends would then take milliseconds one after the other. The stream's {@link Tickable.shift}
+   * hears how much earlier its next tick comes.
    */
   rephase(stream: Tickable): void {
     const placed = this.placement.get(stream);
     if (!placed || this.timer === null || this.phases === 1) return;
     const next = this.done + 1;
     const own = next + ((placed.slot - (next % this.phases) + this.phases) % this.phases);
-    const earliest = Math.max(next, placed.lastSent + this.phases);
-    if (earliest >= own) return;
-    const slot = earliest % this.phases;
-    this.slots[placed.slot]!.delete(stream);
-    this.slots[slot]!.add(stream);
-    placed.slot = slot;
-    stream.shift?.(-(own - earliest) / this.phases);
+    const load = this.loadOf(stream);
+    const share = Math.ceil((1.1 * load.reduce((sum, streams) => sum + streams, 0)) / this.phases);
+    for (let run = Math.max(next, placed.lastSent + this.phases); run < own; run++) {
+      const slot = run % this.phases;
+      if (load[slot]! + 1 > share) continue;
+      this.unplace(stream, placed.slot);
+      this.place(stream, slot);
+      placed.slot = slot;
+      stream.shift?.(-(own - run) / this.phases);
+      return;
+    }
   }
 
   /** Streams being ticked. */
@@ -175,8 +191,25 @@ export class PacerClock {
   /** Forgets every stream and stops the timer. */
   close(): void {
     for (const slot of this.slots) slot.clear();
+    this.senders.fill(0);
+    this.followers.fill(0);
     this.placement.clear();
     this.disarm();
+  }
+
+  /** Streams of `stream`'s kind in each slot. */
+  private loadOf(stream: Tickable): number[] {
+    return stream.afterSends ? this.followers : this.senders;
+  }
+
+  private place(stream: Tickable, slot: number): void {
+    this.slots[slot]!.add(stream);
+    this.loadOf(stream)[slot]! += 1;
+  }
+
+  private unplace(stream: Tickable, slot: number): void {
+    this.slots[slot]!.delete(stream);
+    this.loadOf(stream)[slot]! -= 1;
   }
 
   private arm(): void {

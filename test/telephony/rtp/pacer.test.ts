@@ -243,6 +243,36 @@ describe('PacerClock on a hand-driven clock', () => {
     clock.close();
   });
 
+  it('spreads replies that start together over the coming slots instead of piling them into one', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const streams = Array.from({ length: 8 }, () => recordingStream(scheduler));
+    for (const { stream } of streams) {
+      stream.enqueue(frame(0));
+      clock.add(stream); // two per slot, each sends once by 20
+    }
+    scheduler.advanceTo(41);
+    // Every call's reply starts at 41: the first slots to come (45, 50, 55) take three streams at most each.
+    for (const { stream } of streams) {
+      stream.enqueue(frame(1));
+      stream.enqueue(frame(2));
+      clock.rephase(stream);
+    }
+    scheduler.advanceTo(120);
+    const replyStarts = streams.map(({ sent }) => sent[1]!.at);
+    const perSlot = new Map<number, number>();
+    for (const at of replyStarts) perSlot.set(at, (perSlot.get(at) ?? 0) + 1);
+    expect(Math.max(...perSlot.values())).toBeLessThanOrEqual(3);
+    for (const { sent } of streams) {
+      const [first, reply, next] = sent;
+      // Within a frame of the reply's start, a frame apart after, timestamps following the clock.
+      expect(reply!.at).toBeLessThanOrEqual(61);
+      expect(next!.at - reply!.at).toBe(20);
+      expect(reply!.timestamp - first!.timestamp).toBe((reply!.at - first!.at) * 8);
+    }
+    clock.close();
+  });
+
   it('never moves a stream closer than a frame to its last send', () => {
     const scheduler = new FakeScheduler();
     const clock = new PacerClock({ scheduler, phases: 4 });
