@@ -1,9 +1,13 @@
 /**
  * One call's outgoing media as the pacer sees it: a queue of encoded frames, one sent per tick,
  * with the RTP timestamp running on with the clock whether or not there is something to send.
- * A prompt's frames are queued as runs (one buffer for many frames), so seconds of queued
- * speech for hundreds of calls are a few objects for the garbage collector, not one per frame.
+ * A prompt's frames arrive as runs (one buffer for many frames) and are copied into the
+ * stream's own {@link FrameQueue}, so seconds of queued speech for hundreds of calls leave no
+ * objects behind for the garbage collector.
  */
+import { FrameQueue, type FrameRun } from './frame-queue.js';
+
+export type { FrameRun } from './frame-queue.js';
 
 /** One queued frame with what sets it apart from plain audio. */
 export interface PacedFrame {
@@ -16,20 +20,11 @@ export interface PacedFrame {
   readonly repeatsTimestamp?: boolean;
 }
 
-/** Frames of plain audio laid end to end in one buffer: frame `n` ends at byte `ends[n]`. */
-export interface FrameRun {
-  readonly data: Uint8Array;
-  readonly ends: Uint32Array;
-}
-
-/** A queue entry: one frame, or what is left of a run. */
-type Entry = { readonly frame: PacedFrame; readonly run?: undefined } | { readonly frame?: undefined; readonly run: FrameRun; next: number };
-
 /** How a {@link PacedStream} is set up. */
 export interface PacedStreamOptions {
   /** Timestamp units per frame: 160 for 20 ms at 8000 Hz, 960 for 20 ms of Opus at 48 kHz. */
   readonly samplesPerFrame: number;
-  /** Sends one packet; `payloadType` is set only for frames that named one. */
+  /** Sends one packet; `payloadType` is set only for frames that named one. `payload` is a view into the queue's buffer, valid during the call only: copy what you keep. */
   readonly onSend: (payload: Uint8Array, timestamp: number, marker: boolean, payloadType: number | undefined) => void;
   /** Timestamp of the first tick (default random, as RFC 3550 5.1 asks). */
   readonly initialTimestamp?: number;
@@ -39,11 +34,7 @@ export interface PacedStreamOptions {
 
 /** The outgoing queue of one RTP stream; a {@link PacerClock} ticks it. */
 export class PacedStream {
-  private readonly queue: Entry[] = [];
-  /** Index of the next entry in `queue`; the array is compacted now and then instead of shifted per frame. */
-  private head = 0;
-  /** Frames in the queue (runs count each of their frames). */
-  private frames = 0;
+  private readonly queue = new FrameQueue();
   private timestamp: number;
   private lastTimestamp: number;
   private talking = false;
@@ -55,27 +46,23 @@ export class PacedStream {
 
   /** Queues a frame for the tick after those already queued. */
   enqueue(frame: Uint8Array | PacedFrame): void {
-    this.queue.push({ frame: frame instanceof Uint8Array ? { payload: frame } : frame });
-    this.frames += 1;
+    if (frame instanceof Uint8Array) this.queue.push(frame);
+    else this.queue.push(frame.payload, frame.payloadType, frame.marker, frame.repeatsTimestamp);
   }
 
   /** Queues a run of audio frames, one per tick after those already queued. */
   enqueueRun(run: FrameRun): void {
-    if (run.ends.length === 0) return;
-    this.queue.push({ run, next: 0 });
-    this.frames += run.ends.length;
+    this.queue.pushRun(run);
   }
 
   /** Drops every queued frame: nothing more goes out from the next tick on (barge-in). */
   clear(): void {
-    this.queue.length = 0;
-    this.head = 0;
-    this.frames = 0;
+    this.queue.clear();
   }
 
   /** Frames waiting. */
   get queued(): number {
-    return this.frames;
+    return this.queue.length;
   }
 
   /** The timestamp the next tick will carry. */
@@ -91,7 +78,7 @@ export class PacedStream {
   tick(): boolean {
     const timestamp = this.timestamp;
     this.timestamp = (timestamp + this.options.samplesPerFrame) >>> 0;
-    const frame = this.next();
+    const frame = this.queue.shift();
     if (!frame) {
       this.talking = false;
       return false;
@@ -103,31 +90,6 @@ export class PacedStream {
     this.options.onSend(frame.payload, sentTimestamp, marker, frame.payloadType);
     if (this.queued === 0) this.options.onDrained?.();
     return true;
-  }
-
-  /** Takes the next frame off the queue. */
-  private next(): PacedFrame | null {
-    const entry = this.queue[this.head];
-    if (!entry) return null;
-    let frame: PacedFrame;
-    if (entry.run) {
-      const { data, ends } = entry.run;
-      const start = entry.next === 0 ? 0 : ends[entry.next - 1]!;
-      frame = { payload: data.subarray(start, ends[entry.next]!) };
-      entry.next += 1;
-      if (entry.next < ends.length) {
-        this.frames -= 1;
-        return frame;
-      }
-    } else frame = entry.frame;
-    this.frames -= 1;
-    this.head++;
-    if (this.head === this.queue.length) this.clear();
-    else if (this.head >= 64) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
-    return frame;
   }
 
   /** Ticks that passed without a chance to send (the event loop stalled): time moves on, the queue waits. */
