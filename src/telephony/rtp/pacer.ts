@@ -109,13 +109,16 @@ export class PacerClock {
   }
 
   /**
-   * Starts ticking `stream` in the slot with the fewest streams of its kind (sending, or
-   * `afterSends`), from its next deadline; the first stream starts the clock (the first slot
-   * runs one slot's time later).
+   * Starts ticking `stream` from its next deadline; the first stream starts the clock (the first
+   * slot runs one slot's time later). A sending stream goes to the slot with the fewest sending
+   * streams (a packet's place in its slot's sends is its lateness); an `afterSends` stream to the
+   * slot with the fewest streams of both kinds (so a call's receive side, added after its
+   * sending side, ticks in another slot than its own sends where there is one: a barge-in
+   * detected there comes between two of the call's packets, not right after one).
    */
   add(stream: Tickable): void {
     if (this.placement.has(stream)) return;
-    const load = this.loadOf(stream);
+    const load = stream.afterSends ? this.senders.map((senders, slot) => senders + this.followers[slot]!) : this.senders;
     let slot = 0;
     for (let candidate = 1; candidate < this.phases; candidate++) if (load[candidate]! < load[slot]!) slot = candidate;
     this.place(stream, slot);

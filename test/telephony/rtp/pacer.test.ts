@@ -143,6 +143,23 @@ describe('PacerClock on a hand-driven clock', () => {
     clock.close();
   });
 
+  it('with slots, balances senders by their count and puts afterSends work where the slot is least busy', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const ticked: Array<[string, number]> = [];
+    const stream = (name: string, afterSends = false) => ({ tick: () => (ticked.push([name, scheduler.now()]), true), afterSends });
+    // Two calls, each its sending side first, then its receive side.
+    for (const call of ['a', 'b']) {
+      clock.add(stream(`send ${call}`));
+      clock.add(stream(`receive ${call}`, true));
+    }
+    scheduler.advanceTo(20);
+    // Sends in the slots with the fewest sends, 0 and 1 (at 20 and 5), whatever else ticks there;
+    // each receive side where the fewest streams tick: slots 1 and 2, not with its own call's send.
+    expect(Object.fromEntries(ticked)).toEqual({ 'send a': 20, 'receive a': 5, 'send b': 5, 'receive b': 10 });
+    clock.close();
+  });
+
   it('ticks at start + n × 20 ms, the first tick one frame after the first stream joined', () => {
     const scheduler = new FakeScheduler();
     scheduler.time = 1000;
