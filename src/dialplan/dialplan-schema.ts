@@ -40,7 +40,7 @@ const ListenStep = Type.Object(
         timeout_ms: Type.Optional(Type.Integer({ minimum: 500, maximum: 60_000, description: 'no speech or key for this long ends the step (default 5000)' })),
         max_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000, description: 'the longest the step listens (default 15000)' })),
         max_digits: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'keys that end the step (default 1)' })),
-        end_silence_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 5000, description: 'silence after speech that ends the caller\'s turn (default 500)' })),
+        end_silence_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 5000, description: 'silence after speech that ends the caller\'s turn (default 240)' })),
       },
       { additionalProperties: false },
     ),

@@ -27,7 +27,7 @@
  * - Turn latency, live engines (eSpeak NG and pocketsphinx, one worker each on two cores): the
  *   caller says the recording after the greeting; measured in this process from sending the last
  *   20 ms frame louder than RMS 500 (the 8 kHz audio) to the arrival of the reply's first packet.
- *   The recogniser's endpointer waits 500 ms of silence before the final; the figure is given in
+ *   The listen step's end of turn (240 ms of silence by default) comes before the final; the figure is given in
  *   total and beyond that hangover. The gateway's own figure (its detector's last voiced frame →
  *   the reply's first packet sent, logged as `turnLatencyMs`) is given beside it.
  *

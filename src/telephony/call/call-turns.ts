@@ -122,11 +122,19 @@ export interface ListenRequest {
   readonly timeoutMs: number;
   readonly maxMs: number;
   readonly maxDigits: number;
-  /** Silence that ends the caller's turn; the recogniser's own (500 ms) when absent. */
+  /** Silence that ends the caller's turn; {@link LISTEN_END_SILENCE_MS} when absent. */
   readonly endSilenceMs?: number;
   /** Caller audio from just before the step (a barge-in's first words), fed first. */
   readonly preroll: readonly Int16Array[];
 }
+
+/**
+ * The silence that ends a caller's turn unless the listen step sets its own: twelve 20 ms
+ * frames. A phone dialogue should answer within a breath (the reply's first packet about 300 ms
+ * after the caller stops: calls bench, eSpeak NG and pocketsphinx); the realtime API's
+ * recognisers wait 500 ms, which suits free speech, where a caller pauses mid-sentence.
+ */
+export const LISTEN_END_SILENCE_MS = 240;
 
 /**
  * Listens until the caller has said something (a final transcript), pressed enough keys, said
@@ -142,7 +150,7 @@ export async function listenForCaller(media: MediaChannel, engines: EngineRegist
   let session: RecognitionSession | null = null;
   let recogniserBusy = false;
   try {
-    session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs) : null;
+    session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs ?? LISTEN_END_SILENCE_MS) : null;
   } catch (error) {
     if (!(error instanceof RecognitionCapacityError)) throw error;
     recogniserBusy = true;

@@ -31,8 +31,8 @@ routes:
       - hangup: {}
 `;
 
-/** Route `turn`: a greeting, one listen, the reply, hang-up (eSpeak NG and pocketsphinx). */
-export const liveDialplan = (endSilenceMs: number): string => `name: calls-bench-live
+/** Route `turn`: a greeting, one listen (with `endSilenceMs`, or the listen default), the reply, hang-up (eSpeak NG and pocketsphinx). */
+export const liveDialplan = (endSilenceMs: number | null): string => `name: calls-bench-live
 routes:
   - number: "turn"
     engines: live
@@ -46,8 +46,8 @@ routes:
       - listen:
           dtmf: false
           timeout_ms: 8000
-          max_ms: 15000
-          end_silence_ms: ${endSilenceMs}
+          max_ms: 15000${endSilenceMs === null ? '' : `
+          end_silence_ms: ${endSilenceMs}`}
       - say:
           text: "You said {{heard}}."
           barge_in: false

@@ -1,4 +1,5 @@
 /** The sizes of a call benchmark run, read from the environment. */
+import { LISTEN_END_SILENCE_MS } from '../../../src/telephony/call/call-turns.js';
 
 /** The sizes of a run, from the environment (the sizes by default). */
 export interface CallsBenchSettings {
@@ -9,6 +10,8 @@ export interface CallsBenchSettings {
   readonly turns: number;
   /** The listen step's end_silence_ms in the turn measurement. */
   readonly endSilenceMs: number;
+  /** Whether the listen step sets it (CALLS_BENCH_END_SILENCE_MS) or keeps the listen default. */
+  readonly endSilenceSet: boolean;
 }
 
 function setting(name: string, fallback: number): number {
@@ -22,8 +25,9 @@ function setting(name: string, fallback: number): number {
 /**
  * CALLS_BENCH_CALLS (200 concurrent calls), CALLS_BENCH_SECONDS (30 s with all calls up),
  * CALLS_BENCH_RATE (50 new calls a second), CALLS_BENCH_BARGE_INS (20 rounds), CALLS_BENCH_TURNS
- * (10 turns); 0 leaves a part out. CALLS_BENCH_END_SILENCE_MS (500): the turn's listen step's
- * end_silence_ms, the silence after which the caller's turn counts as over.
+ * (10 turns); 0 leaves a part out. CALLS_BENCH_END_SILENCE_MS: the turn's listen step's
+ * end_silence_ms, the silence after which the caller's turn counts as over (unset: the step
+ * leaves it out, and the listen default of 240 ms applies).
  */
 export function callsBenchSettings(): CallsBenchSettings {
   return {
@@ -32,6 +36,7 @@ export function callsBenchSettings(): CallsBenchSettings {
     rate: Math.max(1, setting('CALLS_BENCH_RATE', 50)),
     bargeIns: Math.round(setting('CALLS_BENCH_BARGE_INS', 20)),
     turns: Math.round(setting('CALLS_BENCH_TURNS', 10)),
-    endSilenceMs: Math.round(setting('CALLS_BENCH_END_SILENCE_MS', 500)),
+    endSilenceMs: Math.round(setting('CALLS_BENCH_END_SILENCE_MS', LISTEN_END_SILENCE_MS)),
+    endSilenceSet: (process.env['CALLS_BENCH_END_SILENCE_MS'] ?? '').trim() !== '',
   };
 }
