@@ -32,14 +32,20 @@ const MARKER_SET = 2;
 const REPEATS_TIMESTAMP = 4;
 /** Payload type slot value for "the stream's audio". */
 const AUDIO_TYPE = -1;
+/**
+ * A queue emptied with more bytes than this (16 s of G.711) goes back to its first size, so one
+ * long prompt does not hold a call's memory for the rest of the call.
+ */
+const KEEP_BYTES = 128 * 1024;
 
 /** A first-in first-out queue of RTP payloads with their per-frame options. */
 export class FrameQueue {
-  private bytes: Uint8Array;
-  private starts: Uint32Array;
-  private lengths: Uint32Array;
-  private types: Int16Array;
-  private flags: Uint8Array;
+  // Set by allocate(), from the constructor on.
+  private bytes!: Uint8Array;
+  private starts!: Uint32Array;
+  private lengths!: Uint32Array;
+  private types!: Int16Array;
+  private flags!: Uint8Array;
   /** Slot of the oldest frame in the frame arrays. */
   private first = 0;
   private count = 0;
@@ -51,13 +57,12 @@ export class FrameQueue {
   private wrapped = false;
   private readonly taken: QueuedFrame = { payload: new Uint8Array(0), payloadType: undefined, marker: undefined, repeatsTimestamp: false };
 
-  /** @param frames frames the queue holds before it first grows; `bytes` likewise for payload bytes */
-  constructor(frames = 64, bytes = frames * 172) {
-    this.bytes = new Uint8Array(Math.max(1, bytes));
-    this.starts = new Uint32Array(Math.max(1, frames));
-    this.lengths = new Uint32Array(this.starts.length);
-    this.types = new Int16Array(this.starts.length);
-    this.flags = new Uint8Array(this.starts.length);
+  /** @param initialFrames frames the queue holds before it first grows; `initialBytes` likewise for payload bytes */
+  constructor(
+    private readonly initialFrames = 64,
+    private readonly initialBytes = initialFrames * 172,
+  ) {
+    this.allocate();
   }
 
   /** Frames waiting. */
@@ -115,13 +120,23 @@ export class FrameQueue {
     return frame;
   }
 
-  /** Drops every frame. */
+  /** Drops every frame (and memory grown beyond {@link KEEP_BYTES}). */
   clear(): void {
+    if (this.bytes.length > KEEP_BYTES) this.allocate();
     this.first = 0;
     this.count = 0;
     this.byteStart = 0;
     this.byteEnd = 0;
     this.wrapped = false;
+  }
+
+  /** Buffers of the first size. */
+  private allocate(): void {
+    this.bytes = new Uint8Array(Math.max(1, this.initialBytes));
+    this.starts = new Uint32Array(Math.max(1, this.initialFrames));
+    this.lengths = new Uint32Array(this.starts.length);
+    this.types = new Int16Array(this.starts.length);
+    this.flags = new Uint8Array(this.starts.length);
   }
 
   /**

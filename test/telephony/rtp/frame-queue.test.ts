@@ -80,6 +80,22 @@ describe('FrameQueue', () => {
     expect(takeAll(unwrapped).map((frame) => frame.bytes)).toEqual([[2, 2, 2, 2], [3, 3, 3, 3, 3]]);
   });
 
+  it('goes back to its first size once a long queue (over 128 KB) has played out or been cleared', () => {
+    const queue = new FrameQueue(64, 64 * 172);
+    const frame = new Uint8Array(160).fill(7);
+    for (let n = 0; n < 1000; n++) queue.push(frame); // 20 s of G.711
+    expect(queue.byteCapacity).toBeGreaterThan(128 * 1024);
+    let last: number[] = [];
+    for (let taken = queue.shift(); taken; taken = queue.shift()) last = [...taken.payload];
+    expect(last).toEqual([...frame]); // the last frame's view survives the shrink
+    expect(queue.byteCapacity).toBe(64 * 172);
+    for (let n = 0; n < 1000; n++) queue.push(frame);
+    queue.clear();
+    expect(queue.byteCapacity).toBe(64 * 172);
+    queue.push(new Uint8Array([1, 2, 3]));
+    expect(takeAll(queue).map((taken) => taken.bytes)).toEqual([[1, 2, 3]]);
+  });
+
   it('matches a plain array over random pushes, runs, takes and clears of frames 0–300 bytes long', () => {
     const next = random(7);
     const queue = new FrameQueue(2, 16);
