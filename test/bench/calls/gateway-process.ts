@@ -12,9 +12,11 @@ import { until } from './common.js';
 
 const SERVICE_MODULE = new URL('../../../dist/src/telephony/telephony-service.js', import.meta.url).href;
 
-/** What the gateway logs that the benchmark reads: turn latencies, pacer statistics, ended calls. */
+/** What the gateway logs that the benchmark reads: turn latencies, transcripts, pacer statistics, ended calls. */
 export interface GatewayLog {
   readonly turnLatenciesMs: number[];
+  /** What each listen step heard (its 'listened' line). */
+  readonly heard: string[];
   readonly pacer: PacingStats[];
   callsEnded: number;
 }
@@ -69,7 +71,7 @@ export async function startGateway(dialplan: string, env: Record<string, string>
     if (flagsBefore === undefined) delete process.env['BENCH_SERVER_NODE_FLAGS'];
     else process.env['BENCH_SERVER_NODE_FLAGS'] = flagsBefore;
   }
-  const log: GatewayLog = { turnLatenciesMs: [], pacer: [], callsEnded: 0 };
+  const log: GatewayLog = { turnLatenciesMs: [], heard: [], pacer: [], callsEnded: 0 };
   let pending = '';
   server.child.stdout!.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -86,6 +88,7 @@ export async function startGateway(dialplan: string, env: Record<string, string>
       if (entry['msg'] === 'turn' && typeof entry['turnLatencyMs'] === 'number') log.turnLatenciesMs.push(entry['turnLatencyMs']);
       else if (entry['msg'] === 'bench pacer') log.pacer.push(entry['stats'] as PacingStats);
       else if (entry['msg'] === 'call ended') log.callsEnded += 1;
+      else if (entry['msg'] === 'listened') log.heard.push(String(entry['heard'] ?? ''));
     }
   });
   return { server, pid: server.child.pid!, sipPort, log, dir };

@@ -46,5 +46,7 @@ export function printCallsFigures(figures: CallsFigures): void {
     );
     console.log(`| the same turns beyond the ${t.endSilenceMs} ms end-of-turn silence | p50 ${ms(t.beyondHangover.p50, 0)}, p95 ${ms(t.beyondHangover.p95, 0)} | — |`);
     console.log(`| the same turns as the gateway logs them (its detector's last voiced frame → first reply packet sent) | p50 ${ms(t.gateway.p50, 0)}, p95 ${ms(t.gateway.p95, 0)} | — |`);
+    const heard = [...t.heard].map(([text, times]) => `"${text}" ×${times}`).join(', ');
+    console.log(`| the same turns: what the recogniser heard | ${heard || 'nothing'} | — |`);
   }
 }

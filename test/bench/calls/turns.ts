@@ -19,6 +19,8 @@ export interface TurnFigures {
   readonly gateway: Summary;
   /** Turns without a reply. */
   readonly failed: number;
+  /** What the recogniser heard in the measured turns, each transcript with how often. */
+  readonly heard: ReadonlyMap<string, number>;
 }
 
 /** Turns: last frame of speech sent → first reply packet received, per turn. */
@@ -51,12 +53,16 @@ async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Pr
 export async function benchTurns(gateway: Gateway, speech: CallerSpeech, rounds: number, endSilenceMs: number): Promise<TurnFigures> {
   await turns(gateway, speech, 1); // warm-up: the engines' first use
   const logged = gateway.log.turnLatenciesMs.length;
+  const heardBefore = gateway.log.heard.length;
   const { latenciesMs, failed } = await turns(gateway, speech, rounds);
+  const heard = new Map<string, number>();
+  for (const text of gateway.log.heard.slice(heardBefore)) heard.set(text, (heard.get(text) ?? 0) + 1);
   return {
     total: summary(latenciesMs),
     beyondHangover: summary(latenciesMs.map((ms) => ms - endSilenceMs)),
     endSilenceMs,
     gateway: summary(gateway.log.turnLatenciesMs.slice(logged)),
     failed,
+    heard,
   };
 }
