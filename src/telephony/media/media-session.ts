@@ -278,37 +278,38 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       this.hear(this.concealer.conceal());
       return true;
     }
-    for (const frame of this.decode(out.payload)) this.hear(this.concealer.process(frame));
+    switch (this.media.codec.name) {
+      case 'PCMU':
+        this.hear(this.concealer.process(decodeMulaw(out.payload, this.decoded)));
+        break;
+      case 'PCMA':
+        this.hear(this.concealer.process(decodeAlaw(out.payload, this.decoded)));
+        break;
+      case 'opus':
+        for (const frame of this.decodeOpus(out.payload)) this.hear(this.concealer.process(frame));
+    }
     return true;
   }
 
-  /** A payload's audio as 20 ms frames at {@link audioRateHz} (Opus: none until a frame fills). */
-  private decode(payload: Uint8Array): Int16Array[] {
-    switch (this.media.codec.name) {
-      case 'PCMU':
-        return [decodeMulaw(payload, this.decoded)];
-      case 'PCMA':
-        return [decodeAlaw(payload, this.decoded)];
-      case 'opus': {
-        let wide: Int16Array;
-        try {
-          const decoded = this.decoder!.decode(Buffer.from(payload));
-          wide = new Int16Array(decoded.buffer, decoded.byteOffset, decoded.byteLength / 2);
-        } catch {
-          // A corrupt Opus packet plays as silence of one frame.
-          wide = new Int16Array(960);
-        }
-        const narrow = this.downsampler!.process(wide);
-        const joined = new Int16Array(this.heardPending.length + narrow.length);
-        joined.set(this.heardPending);
-        joined.set(narrow, this.heardPending.length);
-        const frames: Int16Array[] = [];
-        let at = 0;
-        for (; at + this.frameSamples <= joined.length; at += this.frameSamples) frames.push(joined.slice(at, at + this.frameSamples));
-        this.heardPending = joined.slice(at);
-        return frames;
-      }
+  /** An Opus payload's audio as 20 ms frames at 16 kHz (none until a frame fills). */
+  private decodeOpus(payload: Uint8Array): Int16Array[] {
+    let wide: Int16Array;
+    try {
+      const decoded = this.decoder!.decode(Buffer.from(payload));
+      wide = new Int16Array(decoded.buffer, decoded.byteOffset, decoded.byteLength / 2);
+    } catch {
+      // A corrupt Opus packet plays as silence of one frame.
+      wide = new Int16Array(960);
     }
+    const narrow = this.downsampler!.process(wide);
+    const joined = new Int16Array(this.heardPending.length + narrow.length);
+    joined.set(this.heardPending);
+    joined.set(narrow, this.heardPending.length);
+    const frames: Int16Array[] = [];
+    let at = 0;
+    for (; at + this.frameSamples <= joined.length; at += this.frameSamples) frames.push(joined.slice(at, at + this.frameSamples));
+    this.heardPending = joined.slice(at);
+    return frames;
   }
 
   private hear(pcm: Int16Array): void {

@@ -107,20 +107,21 @@ export class JitterBuffer {
   /** The frame to play at this tick; call once per `frameMs`. */
   pop(nowMs: number): JitterBufferOutput {
     const target = this.targetDelayMs;
-    const first = this.earliest();
+    const firstExt = this.earliestExt();
+    const first = this.entries.get(firstExt);
     if (this.state === 'idle') {
-      if (!first || nowMs - first.entry.arrivalMs < target) return this.gap();
-      return this.play(first.ext, first.entry, nowMs);
+      if (!first || nowMs - first.arrivalMs < target) return this.gap();
+      return this.play(firstExt, first, nowMs);
     }
     const due = this.state === 'playing' ? this.playhead : this.playhead + this.missed;
     const frame = this.entries.get(due);
     if (frame) return this.play(due, frame, nowMs);
     if (first) {
-      const age = nowMs - first.entry.arrivalMs;
+      const age = nowMs - first.arrivalMs;
       // A frame ahead of the schedule that has already waited the whole delay: the frames before it are gone.
-      if (first.ext > due && (first.ext - due) * this.frameMs + age > target + this.frameMs) return this.play(first.ext, first.entry, nowMs);
+      if (firstExt > due && (firstExt - due) * this.frameMs + age > target + this.frameMs) return this.play(firstExt, first, nowMs);
       // Behind the schedule (after a pause, or a delay spike): start over once it has waited the delay.
-      if (first.ext < due && age >= target) return this.play(first.ext, first.entry, nowMs);
+      if (firstExt < due && age >= target) return this.play(firstExt, first, nowMs);
     }
     if (this.state === 'playing' && first) this.playhead++;
     else if (this.state === 'playing') {
@@ -186,7 +187,7 @@ export class JitterBuffer {
     else {
       this.entries.set(ext, { packet, arrivalMs });
       if (this.entries.size > this.capacity) {
-        this.entries.delete(this.earliest()!.ext);
+        this.entries.delete(this.earliestExt());
         this.counts.discarded++;
       }
     }
@@ -220,9 +221,11 @@ export class JitterBuffer {
     return 'lost';
   }
 
-  private earliest(): { ext: number; entry: Entry } | null {
-    let best: { ext: number; entry: Entry } | null = null;
-    for (const [ext, entry] of this.entries) if (!best || ext < best.ext) best = { ext, entry };
+  /** The lowest extended sequence number held (NaN when empty, which no entry has); no object per call, as it runs every tick of every call. */
+  private earliestExt(): number {
+    let best = Number.NaN;
+    // Written so that the first key replaces NaN (every comparison with NaN is false).
+    for (const ext of this.entries.keys()) if (!(ext >= best)) best = ext;
     return best;
   }
 
