@@ -1,7 +1,8 @@
 /**
  * One call's media in the media thread (ARCHITECTURE.md's "one way through"): caller RTP →
- * jitter buffer → decode → loss concealment → voice activity and in-band DTMF → decoded audio
- * out; RFC 4733 events → keys out; our encoded 20 ms frames → the pacer → RTP to where the
+ * jitter buffer → decode → loss concealment → in-band DTMF → decoded audio out; voice activity
+ * (speech start, barge-in) as G.711 packets arrive in sequence, for Opus after the jitter
+ * buffer; RFC 4733 events → keys out; our encoded 20 ms frames → the pacer → RTP to where the
  * caller's packets really come from (symmetric RTP, for callers behind NAT).
  *
  * Prompts are numbered: frames of a prompt that was stopped (barge-in) or has been followed by
@@ -20,7 +21,7 @@ import { LossConcealer } from '../rtp/loss-concealment.js';
 import { PacedStream, type FrameRun } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
-import { isRtcp, parseRtp, serializeRtp } from '../rtp/rtp-packet.js';
+import { isRtcp, parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
@@ -53,6 +54,13 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private inband: GoertzelDtmfDetector | null = null;
   private vad: WebRtcVad | null = null;
   private voicedRun = 0;
+  /** G.711: voice is detected on arrival ({@link checkArrival}); Opus: when the frame is played out (decoding is stateful). */
+  private voiceOnArrival = false;
+  /** The last packet checked on arrival: its source and sequence number. */
+  private arrivalSsrc = -1;
+  private arrivalSequence = 0;
+  /** The latest arrival, decoded for the voice detector. */
+  private readonly arrived = new Int16Array(160);
   private decoder: InstanceType<typeof opus.OpusEncoder> | null = null;
   private downsampler: Resampler | null = null;
   /** The latest G.711 frame, decoded in place: 10,000 arrays a second less for the collector at 200 calls. */
@@ -144,6 +152,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.vad = WebRtcVad.create(this.audioRateHz, 2);
     this.inband = telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
     this.voicedRun = 0;
+    this.voiceOnArrival = codec.name !== 'opus';
+    this.arrivalSsrc = -1;
     this.downsampler?.destroy();
     const isOpus = codec.name === 'opus';
     this.decoder = isOpus ? new opus.OpusEncoder(48000, 1) : null;
@@ -249,6 +259,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     // The payload is a view into the datagram: Node gives every datagram its own buffer, so the
     // view stays valid while the jitter buffer holds it (no copy per packet).
     this.jitter.push(packet, now);
+    if (this.voiceOnArrival) this.checkArrival(packet);
   }
 
   /**
@@ -319,6 +330,30 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
         this.bargeIn();
         this.emit('dtmf', key, 'inband');
       }
+    if (!this.voiceOnArrival) this.detectVoice(pcm);
+    this.emit('audio', pcm);
+  }
+
+  /**
+   * G.711 audio is checked for voice as it arrives, in sequence, rather than when the jitter
+   * buffer plays it out 20–60 ms later: the audio goes to a recogniser, which needs it in order,
+   * but a barge-in should not wait for a playout delay. A packet out of order (late, duplicate)
+   * is left to the jitter buffer; a gap breaks a run of voiced frames.
+   */
+  private checkArrival(packet: RtpPacket): void {
+    if (packet.ssrc === this.arrivalSsrc) {
+      const ahead = (packet.sequenceNumber - this.arrivalSequence - 1) & 0xffff;
+      if (ahead >= 0x8000) return;
+      if (ahead > 0) this.voicedRun = 0;
+    } else this.voicedRun = 0;
+    this.arrivalSsrc = packet.ssrc;
+    this.arrivalSequence = packet.sequenceNumber;
+    if (packet.payload.length !== this.frameSamples) return;
+    this.detectVoice(this.media.codec.name === 'PCMA' ? decodeAlaw(packet.payload, this.arrived) : decodeMulaw(packet.payload, this.arrived));
+  }
+
+  /** One frame through the voice detector: when the caller last spoke, and whether speech starts (barge-in). */
+  private detectVoice(pcm: Int16Array): void {
     if (this.vad!.isSpeech(pcm)) {
       this.lastVoiceAt = absoluteNow();
       this.voicedRun += 1;
@@ -327,7 +362,6 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
         this.emit('speech-start');
       }
     } else this.voicedRun = 0;
-    this.emit('audio', pcm);
   }
 
   /**

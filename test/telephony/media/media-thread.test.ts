@@ -1,7 +1,8 @@
 /**
  * The media thread on its own, over real sockets: ports bound there and given back, a prompt
- * paced out and reported when played, caller audio and keys back as events, barge-in stopped
- * in the thread itself, the pacer's figures, and 503's cause when the port range is used up.
+ * paced out and reported when played, caller audio and keys back as events, speech start heard
+ * on arrival, barge-in stopped in the thread itself, the pacer's figures, and 503's cause when
+ * the port range is used up.
  */
 import dgram from 'node:dgram';
 import { pino } from 'pino';
@@ -133,6 +134,61 @@ describe('the media thread', () => {
       const heard = frames.findIndex((frame) => frame.some((sample) => sample !== 0));
       expect(heard).toBeGreaterThanOrEqual(0);
       for (let n = 0; n < 20; n++) expect(frames[heard + n], `frame ${n}`).toEqual(decodeMulaw(encodeMulaw(audio.subarray(n * 160, (n + 1) * 160))));
+    });
+  });
+
+  it('hears speech start as the packets arrive, before the jitter buffer has played them out, and stops a barge-in prompt', async () => {
+    await onChannel(async (channel, far) => {
+      let voicedFrames = 0;
+      let voicedBeforeStart = -1;
+      channel.on('audio', (pcm) => (voicedFrames += pcm.some((sample) => sample !== 0) ? 1 : 0));
+      channel.on('speech-start', () => (voicedBeforeStart = voicedFrames));
+      channel.startPrompt(true);
+      channel.play(tone(5));
+      channel.endPrompt();
+      let sequence = 7;
+      let timestamp = 800;
+      const send = (payload: Uint8Array): void => {
+        timestamp += 160;
+        far.socket.send(serializeRtp({ payloadType: 0, sequenceNumber: sequence++, timestamp, ssrc: 42, marker: false, payload }), channel.port, '127.0.0.1');
+      };
+      // A steady stream of silence, so that the jitter buffer is playing out on its schedule.
+      for (let n = 0; n < 15; n++) {
+        send(new Uint8Array(160).fill(0xff));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Three voiced frames at once: played out one per tick from at least 20 ms on, but heard as they arrive.
+      const voice = encodeMulaw(tone(0.06));
+      for (let n = 0; n < 3; n++) send(voice.subarray(n * 160, (n + 1) * 160));
+      const playout = await channel.playedOut();
+      // Detected in the playout path, speech would start with the third voiced frame, after two had been played out.
+      expect(voicedBeforeStart).toBeGreaterThanOrEqual(0);
+      expect(voicedBeforeStart).toBeLessThan(2);
+      expect(playout!.playedSeconds).toBeLessThan(1.5);
+    });
+  });
+
+  it('counts voiced frames towards speech start only in unbroken sequence: a gap starts the count again, a late packet is not counted', async () => {
+    await onChannel(async (channel, far) => {
+      let started = 0;
+      channel.on('speech-start', () => (started += 1));
+      const voice = encodeMulaw(tone(0.02));
+      const send = (sequence: number): void => void far.socket.send(serializeRtp({ payloadType: 0, sequenceNumber: sequence, timestamp: sequence * 160, ssrc: 43, marker: false, payload: voice }), channel.port, '127.0.0.1');
+      const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+      // Two in a row, across the wrap.
+      for (const sequence of [65534, 65535]) {
+        send(sequence);
+        await pause();
+      }
+      send(1); // 0 is missing
+      await pause();
+      send(0); // late: the jitter buffer may still use it, the speech detector does not
+      await pause();
+      send(2); // 1, 2: two in a row since the gap
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(started).toBe(0);
+      send(3);
+      await expect.poll(() => started).toBe(1);
     });
   });
 
