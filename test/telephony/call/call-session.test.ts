@@ -206,7 +206,7 @@ describe('calls through the telephony service', () => {
     const startedAt = performance.now();
     await until(() => media.received.length > 0 && performance.now() - media.received[media.received.length - 1]!.atMs > 200, 5000);
     const lastPromptPacket = media.received[media.received.length - 1]!.atMs;
-    // Three voiced frames (60 ms) are speech starting; the jitter buffer holds up to 60 ms.
+    // Three voiced frames (60 ms) are speech starting, heard as they arrive.
     expect(lastPromptPacket - startedAt).toBeLessThan(250);
     await talking;
     // During the listen, a key as RFC 4733 events ends the step at once.
