@@ -40,6 +40,8 @@ export interface MediaSessionEvents {
 const RTCP_EVERY_TICKS = 250;
 /** Frames of voiced audio in a row that count as speech starting (60 ms, as the endpointer). */
 const SPEECH_START_FRAMES = 3;
+/** Fewer sequence numbers than this behind the latest: a late or duplicate packet; further behind, the numbering started over. */
+const LATE_PACKETS = 50;
 
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
@@ -337,14 +339,15 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /**
    * G.711 audio is checked for voice as it arrives, in sequence, rather than when the jitter
    * buffer plays it out 20–60 ms later: the audio goes to a recogniser, which needs it in order,
-   * but a barge-in should not wait for a playout delay. A packet out of order (late, duplicate)
-   * is left to the jitter buffer; a gap breaks a run of voiced frames.
+   * but a barge-in should not wait for a playout delay. A late or duplicate packet (up to a
+   * second behind) is left to the jitter buffer; a gap, or numbering that starts over, breaks a
+   * run of voiced frames.
    */
   private checkArrival(packet: RtpPacket): void {
     if (packet.ssrc === this.arrivalSsrc) {
-      const ahead = (packet.sequenceNumber - this.arrivalSequence - 1) & 0xffff;
-      if (ahead >= 0x8000) return;
-      if (ahead > 0) this.voicedRun = 0;
+      const behind = (this.arrivalSequence - packet.sequenceNumber) & 0xffff;
+      if (behind < LATE_PACKETS) return;
+      if (((packet.sequenceNumber - this.arrivalSequence) & 0xffff) !== 1) this.voicedRun = 0;
     } else this.voicedRun = 0;
     this.arrivalSsrc = packet.ssrc;
     this.arrivalSequence = packet.sequenceNumber;

@@ -168,7 +168,7 @@ describe('the media thread', () => {
     });
   });
 
-  it('counts voiced frames towards speech start only in unbroken sequence: a gap starts the count again, a late packet is not counted', async () => {
+  it('counts voiced frames towards speech start only in unbroken sequence: a gap or a restart starts the count again, a late packet is not counted', async () => {
     await onChannel(async (channel, far) => {
       let started = 0;
       channel.on('speech-start', () => (started += 1));
@@ -189,6 +189,12 @@ describe('the media thread', () => {
       expect(started).toBe(0);
       send(3);
       await expect.poll(() => started).toBe(1);
+      // The caller's numbering starts over far behind: counted afresh, not taken for late packets.
+      for (const sequence of [40000, 40001, 40002]) {
+        send(sequence);
+        await pause();
+      }
+      await expect.poll(() => started).toBe(2);
     });
   });
 
