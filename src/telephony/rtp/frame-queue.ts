@@ -4,7 +4,8 @@
  * arriving objects, those runs would outlive two scavenges, be promoted to the old generation
  * and die there, and the media thread's major collections (its longest pauses) would come every
  * few seconds. Copied in, the arriving objects die young and the queue itself is a handful of
- * long-lived arrays that grow only when a longer queue than ever before has to fit.
+ * long-lived arrays that grow only when a longer queue than ever before has to fit (and go back
+ * to their first size once a very long one has gone, see {@link KEEP_BYTES}).
  */
 
 /** Frames of plain audio laid end to end in one buffer: frame `n` ends at byte `ends[n]`. */
