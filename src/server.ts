@@ -56,6 +56,11 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
   }
 }
 
+/** The ceilings of ordinary HTTP requests, in the shape the admission rules take. */
+export function httpLimits(config: Config): AdmissionLimits {
+  return { maxInFlight: config.maxInFlight, keyMaxInFlight: config.keyMaxInFlight, sandboxKeyMaxInFlight: config.sandboxKeyMaxInFlight };
+}
+
 /** The ceilings of realtime sessions, in the shape the admission rules take. */
 export function realtimeLimits(config: Config): AdmissionLimits {
   return { maxInFlight: config.realtimeMaxSessions, keyMaxInFlight: config.realtimeKeyMaxSessions, sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions };
@@ -69,7 +74,7 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     keys,
     engines,
     meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
-    admission: new Admission(config),
+    admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
   };

@@ -9,6 +9,15 @@ export interface AdmissionLimits {
   readonly sandboxKeyMaxInFlight: number;
 }
 
+/** `capacity.limits` of capabilities: the published ceilings, and nothing else. */
+export interface CapacityLimits {
+  readonly max_in_flight: number;
+  readonly key_max_in_flight: number;
+  readonly sandbox_key_max_in_flight: number;
+  readonly requests_per_minute: number;
+  readonly burst_per_second: number;
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
@@ -22,16 +31,24 @@ const REFILL_PER_MS = LIMITS.requestsPerMinute / 60_000;
  * minute) for the request rate, and in-flight ceilings per key and per process.
  */
 export class Admission {
+  private readonly limits: AdmissionLimits;
   private readonly buckets = new Map<string, Bucket>();
   private readonly inFlightByKey = new Map<string, number>();
   private inFlight = 0;
   private peakInFlight = 0;
   private readonly rejected = { rate_limited: 0, key_capacity: 0, service_capacity: 0 };
 
+  /**
+   * @param limits the three ceilings; only these fields are kept (a caller may hand over a
+   *   larger object, such as the whole configuration, and none of the rest must end up in a
+   *   {@link snapshot} that capabilities publishes).
+   */
   constructor(
-    private readonly limits: AdmissionLimits,
+    limits: AdmissionLimits,
     private readonly nowMs: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.limits = { maxInFlight: limits.maxInFlight, keyMaxInFlight: limits.keyMaxInFlight, sandboxKeyMaxInFlight: limits.sandboxKeyMaxInFlight };
+  }
 
   /**
    * Takes a slot for one request.
@@ -94,11 +111,18 @@ export class Admission {
   }
 
   /** The `capacity` section of capabilities (spec 2.7), without host figures. */
-  snapshot(): { in_flight: number; peak_in_flight: number; limits: AdmissionLimits & { requests_per_minute: number; burst_per_second: number }; rejected: Readonly<Record<string, number>> } {
+  snapshot(): { in_flight: number; peak_in_flight: number; limits: CapacityLimits; rejected: Readonly<Record<string, number>> } {
     return {
       in_flight: this.inFlight,
       peak_in_flight: this.peakInFlight,
-      limits: { ...this.limits, requests_per_minute: LIMITS.requestsPerMinute, burst_per_second: LIMITS.burstPerSecond },
+      // Named field by field: this object is published to every key.
+      limits: {
+        max_in_flight: this.limits.maxInFlight,
+        key_max_in_flight: this.limits.keyMaxInFlight,
+        sandbox_key_max_in_flight: this.limits.sandboxKeyMaxInFlight,
+        requests_per_minute: LIMITS.requestsPerMinute,
+        burst_per_second: LIMITS.burstPerSecond,
+      },
       rejected: { ...this.rejected },
     };
   }

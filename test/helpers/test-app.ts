@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { Admission } from '../../src/http/admission.js';
 import { buildApp } from '../../src/http/app.js';
 import type { AppServices } from '../../src/http/services.js';
-import { createServices, realtimeLimits, startEngines } from '../../src/server.js';
+import { createServices, httpLimits, realtimeLimits, startEngines } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 /** An app on a throwaway in-memory store, with one key per environment, and its log lines. */
@@ -45,7 +45,7 @@ export async function createTestApp(
     ...createServices(config, logger, store, keys, engines),
     // Unless a test is about the rate limit, each request sees a clock one second later, so
     // that the token bucket never runs dry across the many requests of a test file.
-    admission: options.realRateLimit ? new Admission(config) : new Admission(config, steppingClock()),
+    admission: options.realRateLimit ? new Admission(httpLimits(config)) : new Admission(httpLimits(config), steppingClock()),
     realtimeAdmission: options.realRateLimit ? new Admission(realtimeLimits(config)) : new Admission(realtimeLimits(config), steppingClock()),
   };
   const app = await buildApp(services);
