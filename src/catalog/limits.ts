@@ -7,6 +7,8 @@ export const LIMITS = {
   ttsMaxStyleCharacters: 600,
   ttsMinSpeed: 0.5,
   ttsMaxSpeed: 2,
+  /** Longest audio one synthesis request may make (not a figure of the spec: this deployment's bound). */
+  ttsMaxAudioSeconds: 600,
   sttMaxUploadBytes: 25 * 1024 * 1024,
   sttMaxAudioSeconds: 300,
   sttMaxVocabularyTerms: 200,

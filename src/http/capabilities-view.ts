@@ -132,6 +132,7 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       minimum_billable_unit: null,
       tts_daily_audio_seconds: today.limit,
       tts_max_text_characters: LIMITS.ttsMaxTextCharacters,
+      tts_max_audio_seconds: LIMITS.ttsMaxAudioSeconds,
       stt_max_upload_bytes: LIMITS.sttMaxUploadBytes,
       stt_max_audio_seconds: LIMITS.sttMaxAudioSeconds,
       requests_per_minute: LIMITS.requestsPerMinute,

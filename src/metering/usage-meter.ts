@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/authenticate.js';
 import { ApiError, type ErrorFamily } from '../errors.js';
 import type { UsageKind, UsageRepository } from '../store/store.js';
+import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 
 /** Daily audio budgets per key, in audio seconds. */
 export interface DailyBudgets {
@@ -27,17 +28,22 @@ export interface DayUsage {
 
 /**
  * Meters audio seconds per key and day and enforces the daily audio budget (spec 8): a key
- * whose budget is spent gets 429 `*.rate_limited` until midnight UTC. Sandbox keys have their
- * own budget and are recorded as unbilled sandbox traffic.
+ * whose budget is spent gets 429 `*.rate_limited` until midnight UTC. Work draws from the
+ * budget through a {@link BudgetLease} as its audio is produced or received, so one long
+ * request or session cannot run past the budget. Sandbox keys have their own budget and are
+ * recorded as unbilled sandbox traffic.
  */
-export class UsageMeter {
+export class UsageMeter implements LeaseOwner {
+  /** Open leases per key and direction. */
+  private readonly open = new Map<string, Set<BudgetLease>>();
+
   constructor(
     private readonly usage: UsageRepository,
     private readonly budgets: DailyBudgets,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Today's use of a key in one direction. */
+  /** Today's use of a key in one direction (recorded work; work in progress is not counted). */
   async today(principal: Principal, direction: UsageKind['direction']): Promise<DayUsage> {
     const totals = await this.usage.dayTotals(principal.keyId, utcDay(this.now()), direction);
     const limit = this.budgets[principal.environment];
@@ -45,18 +51,63 @@ export class UsageMeter {
     return { used, limit, available: Math.max(0, limit - used) };
   }
 
-  /** @throws ApiError `*.rate_limited` when the key's daily audio budget is spent. */
-  async assertBudget(principal: Principal, direction: UsageKind['direction'], family: ErrorFamily): Promise<void> {
-    const day = await this.today(principal, direction);
-    if (day.available > 0) return;
-    const wait = secondsUntilUtcMidnight(this.now());
-    throw ApiError.of(family, 'rate_limited', `the daily audio budget of ${day.limit} s for this key is used up; it resets at midnight UTC`, {
-      retryAfterSeconds: wait,
-    });
+  /**
+   * Opens a lease on the key's budget for one request or session.
+   * @throws ApiError `*.rate_limited` when nothing of the budget is left.
+   */
+  async lease(principal: Principal, direction: UsageKind['direction'], family: ErrorFamily): Promise<BudgetLease> {
+    const slot = slotOf(principal, direction);
+    const limit = this.budgets[principal.environment];
+    const lease = new BudgetLease(this, principal, direction, family, limit);
+    // The lease joins the key's open leases before the ledger is read: whatever another lease
+    // records from now on reaches it, whatever was recorded before is in what it reads.
+    this.leasesOf(slot).add(lease);
+    try {
+      const totals = await this.usage.dayTotals(principal.keyId, utcDay(this.now()), direction);
+      lease.readLedger(totals.audioSeconds);
+      // Refused when no second is left; how much the work needs is checked as it runs.
+      lease.assertRoom(Number.MIN_VALUE);
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    return lease;
   }
 
-  /** Records one successful request. */
-  async record(principal: Principal, kind: UsageKind, audioSeconds: number): Promise<void> {
+  /** {@inheritDoc LeaseOwner.heldByOthers} */
+  heldByOthers(lease: BudgetLease): number {
+    let held = 0;
+    for (const other of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) if (other !== lease) held += other.seconds;
+    return held;
+  }
+
+  /** {@inheritDoc LeaseOwner.commit} */
+  async commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void> {
+    for (const other of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) if (other !== lease) other.recordedByOthers += seconds;
+    await this.record(lease.principal, kind, seconds);
+  }
+
+  /** {@inheritDoc LeaseOwner.release} */
+  release(lease: BudgetLease): void {
+    const slot = slotOf(lease.principal, lease.direction);
+    const leases = this.open.get(slot);
+    leases?.delete(lease);
+    if (leases?.size === 0) this.open.delete(slot);
+  }
+
+  /** {@inheritDoc LeaseOwner.secondsUntilReset} */
+  secondsUntilReset(): number {
+    return secondsUntilUtcMidnight(this.now());
+  }
+
+  private leasesOf(slot: string): Set<BudgetLease> {
+    let leases = this.open.get(slot);
+    if (!leases) this.open.set(slot, (leases = new Set()));
+    return leases;
+  }
+
+  /** Writes one finished piece of work to the ledger. */
+  private async record(principal: Principal, kind: UsageKind, audioSeconds: number): Promise<void> {
     await this.usage.record({
       keyId: principal.keyId,
       environment: principal.environment,
@@ -66,4 +117,8 @@ export class UsageMeter {
       audioSeconds,
     });
   }
+}
+
+function slotOf(principal: Principal, direction: UsageKind['direction']): string {
+  return `${principal.keyId}\u0000${direction}`;
 }

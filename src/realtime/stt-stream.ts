@@ -14,6 +14,7 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { enginesFor } from '../speech/live-recognition.js';
 import { checkVocabularyTerms, parseLanguageCandidates } from '../speech/recognition-request.js';
 import { RecognitionSession } from '../speech/recognition-session.js';
+import type { BudgetLease } from '../metering/budget-lease.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
 
@@ -35,13 +36,11 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   const channel = new FrameChannel(socket, context, 'stt');
   let session: RecognitionSession | null = null;
   let audioEnded = false;
-  let metered = false;
   let startedAt = 0;
-  /** The session's audio is metered once: at its end, or when the socket closes before it. */
+  /** The key's budget, drawn as audio arrives; recorded once, at the end or when the socket closes. */
+  let budget: BudgetLease | null = null;
   const meter = async (seconds: number): Promise<void> => {
-    if (metered || seconds <= 0) return;
-    metered = true;
-    await context.services.meter.record(context.principal, { direction: 'stt', mode: 'realtime' }, seconds);
+    await budget?.commit({ mode: 'realtime' }, seconds);
   };
   /** A byte of a sample split between two frames. */
   let pendingByte: number | null = null;
@@ -56,15 +55,17 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
     const terms = checkVocabularyTerms(vocabulary as string[]);
     const sandbox = context.principal.environment === 'sandbox';
     const chosen = sandbox ? candidates.map((language) => ({ language, engine: context.services.engines.sandbox.sttStream })) : enginesFor(context.services.engines.live.stt, candidates);
-    await context.services.meter.assertBudget(context.principal, 'stt', 'stt');
-    if (channel.closed) return;
+    const lease = await context.services.meter.lease(context.principal, 'stt', 'stt');
+    if (channel.closed) return lease.release();
     try {
       session = new RecognitionSession(chosen, terms, STT_STREAM_RATE_HZ, channel.signal);
     } catch (error) {
+      lease.release();
       if (!(error instanceof RecognitionCapacityError)) throw error;
       channel.sendError('stt.capacity', 'every recogniser of this deployment is busy; retry shortly', { close: 1013 });
       return;
     }
+    budget = lease;
     channel.onClose(() => {
       const heard = session?.audioSeconds ?? 0;
       session?.close();
@@ -114,6 +115,14 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
       channel.pauseReading(waitMs);
       await new Promise((resolve) => setTimeout(resolve, waitMs));
       if (channel.closed) return;
+    }
+    try {
+      budget?.drawTo(session.audioSeconds + samples / STT_STREAM_RATE_HZ);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // The key's budget ran out mid-session: what was heard is transcribed no further.
+      channel.sendError(error.code, error.detail ?? error.message, { close: 1008 });
+      return;
     }
     session.write(pcm);
   };

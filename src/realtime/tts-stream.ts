@@ -15,7 +15,9 @@ import { ApiError, type ErrorCode } from '../errors.js';
 import { SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, type SynthesisRequestBody } from '../http/schemas.js';
 import { planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { SpeechAhead, SynthesisSession } from '../speech/synthesis-service.js';
+import { BRISK_CHARACTERS_PER_SECOND } from '../speech/speech-length.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
+import type { BudgetLease } from '../metering/budget-lease.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
 /** Formats that can be cut into frames as they are made. */
@@ -28,8 +30,6 @@ const OPUS_FRAME_BYTES = 512;
  * audio in memory).
  */
 const SEGMENTS_AHEAD = 2;
-/** Characters per second faster than any voice speaks (to estimate when audio runs out). */
-const BRISK_CHARACTERS_PER_SECOND = 25;
 /** Text that may wait to be spoken before appends are refused. */
 const MAX_PENDING_CHARACTERS = 4 * LIMITS.ttsMaxTextCharacters;
 
@@ -99,12 +99,10 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
   let seq = 0;
   let segments = 0;
   let ending = false;
-  let metered = false;
-  /** The session's audio is metered once: at its end, or when the socket closes before it. */
+  /** The key's budget, drawn as audio is made; recorded once, at the end or when the socket closes. */
+  let budget: BudgetLease | null = null;
   const meter = async (seconds: number): Promise<void> => {
-    if (metered || seconds <= 0) return;
-    metered = true;
-    await context.services.meter.record(context.principal, { direction: 'tts', mode: 'realtime' }, seconds);
+    await budget?.commit({ mode: 'realtime' }, seconds);
   };
 
   const sendAudio = async (frame: Buffer): Promise<boolean> => {
@@ -166,6 +164,11 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
       }
     } catch (error) {
       if (channel.closed) return;
+      if (error instanceof ApiError && error.httpStatus === 429) {
+        // The key's budget ran out while this session spoke: told, and closed like a refused start.
+        channel.sendError(error.code, error.detail ?? error.message, { close: 1008 });
+        return;
+      }
       context.logger.error({ err: error, requestId: context.requestId }, 'realtime synthesis failed');
       const code: ErrorCode = error instanceof ApiError ? error.code : 'tts.internal_error';
       channel.sendError(code, 'the synthesis failed; open a new session', { close: 1011 });
@@ -221,9 +224,13 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
             throw new ApiError('tts.unsupported_format', `${plan.format.id} cannot be streamed frame by frame; use ${STREAMABLE_FORMATS.join(', ')}`);
           }
           if (!sandbox && !context.services.engines.live.tts) throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work');
-          await context.services.meter.assertBudget(context.principal, 'tts', 'tts');
-          const session = await SynthesisSession.open(plan);
-          if (channel.closed) return session.abandon();
+          const lease = await context.services.meter.lease(context.principal, 'tts', 'tts');
+          const session = await SynthesisSession.open(plan, (seconds) => lease.drawTo(seconds));
+          if (channel.closed) {
+            lease.release();
+            return session.abandon();
+          }
+          budget = lease;
           start = { fields: fields as Omit<SynthesisRequestBody, 'text'>, plan, binary: transport === 'binary', framer: new Framer(frameBytesOf(plan)), session };
           channel.send({ type: 'session.ready', request_id: context.requestId, voice: plan.voice, language: plan.language, dialect: plan.dialect, encoding: plan.format.id, sample_rate_hz: plan.sampleRateHz, frame_bytes: frameBytesOf(plan) });
         } catch (error) {

@@ -1,10 +1,11 @@
 import { DEFAULT_FORMAT, findFormat, type AudioFormat } from '../catalog/formats.js';
 import { DEFAULT_LANGUAGE } from '../catalog/languages.js';
-import { DEFAULT_MODEL, type ModelId, type OutputMode } from '../catalog/limits.js';
+import { DEFAULT_MODEL, LIMITS, type ModelId, type OutputMode } from '../catalog/limits.js';
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
 import { DEFAULT_VOICE, findVoice } from '../catalog/voices.js';
 import { ApiError } from '../errors.js';
 import type { SynthesisRequestBody } from '../http/schemas.js';
+import { shortestSpeechSeconds } from './speech-length.js';
 import { isMarkup, MarkupError, parseMarkup, plainTextDocument, type ParsedSpeech } from './markup-parser.js';
 
 /** A synthesis request checked against the catalog, with defaults filled and markup parsed. */
@@ -67,16 +68,30 @@ export function planSynthesis(body: SynthesisRequestBody, preferJson: boolean): 
     speech = plainTextDocument(body.text, defaults);
   }
   if (speech.characters === 0) throw new ApiError('tts.text_required', 'the text holds nothing to speak');
+  const speed = body.speed ?? 1;
+  const shortest = shortestSpeechSeconds(speech.document, speed);
+  if (shortest > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`at least ${Math.ceil(shortest)} s`);
   return {
     model: body.model ?? DEFAULT_MODEL,
     voice: voice.id,
     language: language.code,
     dialect,
-    speed: body.speed ?? 1,
+    speed,
     style: body.style ?? null,
     format,
     sampleRateHz,
     output: body.output ?? (preferJson ? 'json' : 'audio'),
     speech,
   };
+}
+
+/**
+ * The refusal of a synthesis whose audio would be longer than one request may make
+ * (`limits.tts_max_audio_seconds` in capabilities). `length` says how long it would be.
+ */
+export function audioTooLong(length: string): ApiError {
+  return new ApiError(
+    'tts.invalid_request',
+    `the audio would last ${length}; one request makes at most ${LIMITS.ttsMaxAudioSeconds} s (limits.tts_max_audio_seconds): split the text, shorten its breaks or raise its speed`,
+  );
 }

@@ -133,6 +133,12 @@ export type SynthesisOutput =
   | { readonly type: 'mark'; readonly name: string; readonly offsetSeconds: number };
 
 /**
+ * Told the session's whole audio length before each piece is encoded; throws (an
+ * {@link ApiError}) to stop the synthesis there: the request's length cap, the key's budget.
+ */
+export type AudioAllowance = (totalSeconds: number) => void;
+
+/**
  * A synthesis session: one encoded audio stream in one format, into which texts are spoken one
  * after another (`speak`), closed by `finish`. Batch synthesis is one `speak`; the realtime
  * endpoint speaks segment after segment as text arrives.
@@ -145,18 +151,20 @@ export class SynthesisSession {
   private constructor(
     private readonly encoder: StreamEncoder,
     private readonly sampleRateHz: number,
+    private readonly allowance: AudioAllowance | undefined,
   ) {
     this.rate = new RateMatcher(sampleRateHz);
   }
 
   /**
    * Opens the encoder of the plan's format and rate (an Ogg stream's serial follows the plan).
+   * `allowance` sees the audio's length grow and may stop it.
    * @throws ApiError `tts.encode_failed` when the encoder cannot start.
    */
-  static async open(plan: SynthesisPlan): Promise<SynthesisSession> {
+  static async open(plan: SynthesisPlan, allowance?: AudioAllowance): Promise<SynthesisSession> {
     await breathe();
     try {
-      return new SynthesisSession(await createStreamEncoder(plan.format.id, plan.sampleRateHz, serialOf(plan)), plan.sampleRateHz);
+      return new SynthesisSession(await createStreamEncoder(plan.format.id, plan.sampleRateHz, serialOf(plan)), plan.sampleRateHz, allowance);
     } catch (error) {
       throw new ApiError('tts.encode_failed', null, { cause: error });
     }
@@ -167,8 +175,10 @@ export class SynthesisSession {
     return this.samples / this.sampleRateHz;
   }
 
-  private encode(pcm: Int16Array): Buffer[] {
+  /** `allowed`: false for the resampler's last few samples at the end, which are not refused. */
+  private encode(pcm: Int16Array, allowed = true): Buffer[] {
     if (pcm.length === 0) return [];
+    if (allowed) this.allowance?.((this.samples + pcm.length) / this.sampleRateHz);
     this.samples += pcm.length;
     try {
       return this.encoder.write(pcm);
@@ -207,7 +217,7 @@ export class SynthesisSession {
     if (this.finished) return [];
     this.finished = true;
     const tail = this.rate.finish();
-    const parts = tail ? this.encode(tail) : [];
+    const parts = tail ? this.encode(tail, false) : [];
     try {
       parts.push(...this.encoder.end());
     } catch (error) {
@@ -229,9 +239,12 @@ export class SynthesisSession {
   }
 }
 
-/** Runs a synthesis to its end and encodes it in the requested format (batch mode). */
-export async function synthesizeBatch(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): Promise<SynthesisOutcome> {
-  const session = await SynthesisSession.open(plan);
+/**
+ * Runs a synthesis to its end and encodes it in the requested format (batch mode).
+ * @throws what `allowance` throws, as soon as the audio grows past what it allows.
+ */
+export async function synthesizeBatch(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, allowance?: AudioAllowance): Promise<SynthesisOutcome> {
+  const session = await SynthesisSession.open(plan, allowance);
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const parts: Buffer[] = [];
   try {

@@ -97,12 +97,20 @@ export function registerSttRoutes(app: FastifyInstance, services: AppServices): 
       const sandbox = principal.environment === 'sandbox';
       // A language no installed recogniser serves is refused before any decoding.
       if (!sandbox) enginesFor(services.engines.live.stt, candidates);
-      await services.meter.assertBudget(principal, 'stt', 'stt');
-      const decoded = await decodeRecording(audio);
-      const result = sandbox
-        ? await recognizeBatch(services.engines.sandbox.stt, decoded, plan, request.abortSignal)
-        : await recognizeLive(services.engines.live.stt, decoded, plan, request.abortSignal);
-      await services.meter.record(principal, { direction: 'stt', mode: 'batch' }, result.durationSeconds);
+      const budget = await services.meter.lease(principal, 'stt', 'stt');
+      let result: Awaited<ReturnType<typeof recognizeBatch>>;
+      try {
+        const decoded = await decodeRecording(audio);
+        // The recording's length is known once decoded: one that would overdraw is refused unheard.
+        budget.assertRoom(decoded.durationSeconds);
+        result = sandbox
+          ? await recognizeBatch(services.engines.sandbox.stt, decoded, plan, request.abortSignal)
+          : await recognizeLive(services.engines.live.stt, decoded, plan, request.abortSignal);
+      } catch (error) {
+        budget.release();
+        throw error;
+      }
+      await budget.commit({ mode: 'batch' }, result.durationSeconds);
       return reply.type('application/json; charset=utf-8').send({
         text: result.text,
         lang: result.lang,

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { planSynthesis } from '../../speech/synthesis-request.js';
-import { synthesizeBatch } from '../../speech/synthesis-service.js';
+import { LIMITS } from '../../catalog/limits.js';
+import { shortestSpeechSeconds } from '../../speech/speech-length.js';
+import { audioTooLong, planSynthesis } from '../../speech/synthesis-request.js';
+import { synthesizeBatch, type SynthesisOutcome } from '../../speech/synthesis-service.js';
 import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, SynthesisResultSchema, type SynthesisRequestBody } from '../schemas.js';
 import type { AppServices } from '../services.js';
 
@@ -51,10 +53,20 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
       if (!engine) {
         throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
       }
-      await services.meter.assertBudget(principal, 'tts', 'tts');
-      const outcome = await synthesizeBatch({ engine, dialect: services.engines.dialect }, plan, request.abortSignal);
+      const budget = await services.meter.lease(principal, 'tts', 'tts');
+      let outcome: SynthesisOutcome;
+      try {
+        // Refused before any synthesis when even the shortest reading would overdraw the budget.
+        budget.assertRoom(shortestSpeechSeconds(plan.speech.document, plan.speed));
+        outcome = await synthesizeBatch({ engine, dialect: services.engines.dialect }, plan, request.abortSignal, (seconds) => {
+          if (seconds > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`more than ${LIMITS.ttsMaxAudioSeconds} s`);
+          budget.drawTo(seconds);
+        });
+      } catch (error) {
+        budget.release();
+        throw error;
+      }
       services.stats.syntheses++;
-      await services.meter.record(principal, { direction: 'tts', mode: 'batch' }, outcome.durationSeconds);
       const duration = Math.round(outcome.durationSeconds * 1000) / 1000;
       reply
         .header('X-Speech-Audio-Duration', duration.toFixed(3))
@@ -74,21 +86,25 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
         duration_seconds: duration,
         byte_length: outcome.audio.length,
       };
-      if (plan.output === 'json') {
-        return reply.type('application/json; charset=utf-8').send({
-          request_id: request.id,
-          voice: plan.voice,
-          language: plan.language,
-          dialect: plan.dialect,
-          speed: plan.speed,
-          characters: plan.speech.characters,
-          passages: plan.speech.passages,
-          cache: 'miss',
-          ...(plan.speech.markNames.length > 0 ? { marks: outcome.marks } : {}),
-          audio: { ...audio, data: outcome.audio.toString('base64') },
-        });
-      }
-      return reply.type(outcome.mediaType).header('Content-Length', String(outcome.audio.length)).send(outcome.audio);
+      // The body is complete before the work is billed: a response that cannot be made is not.
+      const body =
+        plan.output === 'json'
+          ? JSON.stringify({
+              request_id: request.id,
+              voice: plan.voice,
+              language: plan.language,
+              dialect: plan.dialect,
+              speed: plan.speed,
+              characters: plan.speech.characters,
+              passages: plan.speech.passages,
+              cache: 'miss',
+              ...(plan.speech.markNames.length > 0 ? { marks: outcome.marks } : {}),
+              audio: { ...audio, data: outcome.audio.toString('base64') },
+            })
+          : outcome.audio;
+      await budget.commit({ mode: 'batch' }, outcome.durationSeconds);
+      if (typeof body === 'string') return reply.type('application/json; charset=utf-8').send(body);
+      return reply.type(outcome.mediaType).header('Content-Length', String(body.length)).send(body);
     },
   );
 }
