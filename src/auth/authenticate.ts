@@ -1,6 +1,6 @@
 import { ApiError, type ErrorFamily } from '../errors.js';
 import type { Environment } from '../store/store.js';
-import type { KeyService } from './key-service.js';
+import type { KeyLookup, KeyService } from './key-service.js';
 
 /** Who is acting: the key's id and environment, and what to tell about the key's status. */
 export interface Principal {
@@ -23,24 +23,31 @@ export async function authenticate(keys: KeyService, presented: string | undefin
     throw ApiError.of(family, 'unauthenticated', 'Send your API key in the X-API-Key header.');
   }
   const lookup = await keys.lookup(presented.trim());
+  if (lookup.status === 'active') return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
+  if (lookup.status === 'superseded') {
+    return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: `superseded; stops working ${lookup.stopsWorkingAt}` };
+  }
+  throw refusalOf(lookup, family)!;
+}
+
+/**
+ * Why a key may not act, as the error to answer, or `null` when it may (active, or superseded
+ * within its overlap). Shared by authentication and by the watch over open sessions.
+ */
+export function refusalOf(lookup: KeyLookup, family: ErrorFamily): ApiError | null {
   switch (lookup.status) {
     case 'unknown':
-      throw ApiError.of(family, 'unauthenticated', 'The API key is not valid. Keys begin with sv_ (live) or sv_test_ (sandbox).');
+      return ApiError.of(family, 'unauthenticated', 'The API key is not valid. Keys begin with sv_ (live) or sv_test_ (sandbox).');
     case 'revoked':
-      throw ApiError.of(family, 'forbidden', `The API key ${lookup.record.id} was revoked on ${lookup.record.revokedAt}.`);
+      return ApiError.of(family, 'forbidden', `The API key ${lookup.record.id} was revoked on ${lookup.record.revokedAt}.`);
     case 'expired':
-      throw ApiError.of(
+      return ApiError.of(
         family,
         'forbidden',
         `The API key ${lookup.record.id} was superseded by rotation and stopped working at ${lookup.record.expiresAt}; use its successor.`,
       );
     case 'superseded':
-      return {
-        keyId: lookup.record.id,
-        environment: lookup.record.environment,
-        keyStatus: `superseded; stops working ${lookup.stopsWorkingAt}`,
-      };
     case 'active':
-      return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
+      return null;
   }
 }

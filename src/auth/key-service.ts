@@ -94,6 +94,19 @@ export class KeyService {
     if (!environment) return { status: 'unknown' };
     const record = await this.keys.findByFingerprint(fingerprintKey(this.secret, presented));
     if (!record || record.environment !== environment) return { status: 'unknown' };
+    return this.statusOfRecord(record);
+  }
+
+  /**
+   * What a key known by its id may do now (a key that was deleted is `unknown`): how open
+   * sessions learn that their key was revoked or its rotation overlap ended.
+   */
+  async statusOf(id: string): Promise<KeyLookup> {
+    const record = await this.keys.findById(id);
+    return record ? this.statusOfRecord(record) : { status: 'unknown' };
+  }
+
+  private statusOfRecord(record: ApiKeyRecord): KeyLookup {
     if (record.revokedAt) return { status: 'revoked', record };
     if (record.expiresAt) {
       if (record.expiresAt <= this.now().toISOString()) return { status: 'expired', record };

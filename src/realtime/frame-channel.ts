@@ -9,12 +9,15 @@ import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../auth/authenticate.js';
 import { ERROR_TABLE, type ErrorCode, type ErrorFamily } from '../errors.js';
 import type { AppServices } from '../http/services.js';
+import type { KeyWatch } from './key-watch.js';
 
 /** What a protocol handler needs besides its socket. */
 export interface RealtimeContext {
   readonly principal: Principal;
   readonly requestId: string;
   readonly services: AppServices;
+  /** Ends the session when its key is revoked or expires. */
+  readonly keyWatch: KeyWatch;
   readonly logger: Logger;
   /**
    * The TCP socket under the WebSocket, when the route has it: frames sent in one turn of the
@@ -29,6 +32,12 @@ export const HIGH_WATER_BYTES = 1024 * 1024;
 export const MAX_UNREAD_BYTES = 4 * HIGH_WATER_BYTES;
 /** How long a sender waits for a slow reader before the session is closed. */
 export const SLOW_READER_TIMEOUT_MS = 10_000;
+/**
+ * How long a session that is being cut off (a reader too slow, a key no longer valid) gets to
+ * answer the close frame before its connection is dropped: `ws` would otherwise wait 30 s for
+ * an answer that a client which does not read never sends.
+ */
+export const CUT_OFF_GRACE_MS = 500;
 
 /** What happens to a session's socket. */
 export class FrameChannel {
@@ -38,6 +47,7 @@ export class FrameChannel {
   private resumeTimer: NodeJS.Timeout | null = null;
   private readonly heartbeat: NodeJS.Timeout;
   private alive = true;
+  private readonly unwatchKey: () => void;
   private corked = false;
   /** Client frames are handled one after another, even when a handler waits. */
   private handling: Promise<void> = Promise.resolve();
@@ -58,6 +68,10 @@ export class FrameChannel {
       socket.ping();
     }, context.services.config.realtimeHeartbeatMs);
     this.resetIdleTimer();
+    this.unwatchKey = context.keyWatch.watch(context.principal, family, (refusal) => {
+      this.context.logger.info({ requestId: context.requestId, code: refusal.code }, 'realtime session ended: its key may no longer act');
+      this.sendError(refusal.code, refusal.detail ?? refusal.message, { close: 1008, cutOff: true });
+    });
   }
 
   /** Aborted when the socket closes. */
@@ -132,7 +146,10 @@ export class FrameChannel {
     const waitedSince = performance.now();
     while (!this.closed && this.socket.bufferedAmount > HIGH_WATER_BYTES) {
       if (performance.now() - waitedSince > SLOW_READER_TIMEOUT_MS) {
-        this.sendError(`${this.family}.timeout` as ErrorCode, `the client read nothing for ${SLOW_READER_TIMEOUT_MS / 1000} s while ${this.socket.bufferedAmount} bytes waited`, { close: 1008 });
+        const code = `${this.family}.timeout` as ErrorCode;
+        const detail = `the client read nothing for ${SLOW_READER_TIMEOUT_MS / 1000} s while ${this.socket.bufferedAmount} bytes waited`;
+        this.context.logger.warn({ requestId: this.context.requestId, code, detail }, 'realtime client does not read; session cut off');
+        this.sendError(code, detail, { close: 1008, cutOff: true });
         return false;
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -144,12 +161,14 @@ export class FrameChannel {
 
   /**
    * Sends an error frame in the family's shape: nested `{error: {…}}` on tts/stream, flat on
-   * stt/stream (spec 6.1, 6.2). With `close`, the socket closes after it with that code.
+   * stt/stream (spec 6.1, 6.2). With `close`, the socket closes after it with that code; with
+   * `cutOff` as well, the connection is dropped if the close is not answered within
+   * {@link CUT_OFF_GRACE_MS}.
    */
-  sendError(code: ErrorCode, detail: string, options: { close?: number } = {}): void {
+  sendError(code: ErrorCode, detail: string, options: { close?: number; cutOff?: boolean } = {}): void {
     const body = { code, message: ERROR_TABLE[code].message, detail, request_id: this.context.requestId };
     this.send(this.family === 'tts' ? { type: 'error', error: body } : { type: 'error', ...body });
-    if (options.close !== undefined) this.close(options.close, code);
+    if (options.close !== undefined) this.close(options.close, code, options.cutOff ? CUT_OFF_GRACE_MS : undefined);
   }
 
   /**
@@ -171,8 +190,20 @@ export class FrameChannel {
     this.idleTimer = null;
   }
 
-  close(code: number, reason: string): void {
-    if (!this.closed) this.socket.close(code, reason.slice(0, 120));
+  /**
+   * Closes the session with a close frame. `terminateAfterMs`: drop the connection when the
+   * client has not answered by then (for clients being cut off; a finished session's last audio
+   * may take longer to reach a slow but reading client, so it gets `ws`'s own 30 s).
+   */
+  close(code: number, reason: string, terminateAfterMs?: number): void {
+    if (!this.closed) {
+      this.socket.close(code, reason.slice(0, 120));
+      if (terminateAfterMs !== undefined) {
+        setTimeout(() => {
+          if (this.socket.readyState !== this.socket.CLOSED) this.socket.terminate();
+        }, terminateAfterMs).unref();
+      }
+    }
     this.finish();
   }
 
@@ -191,6 +222,7 @@ export class FrameChannel {
     this.stopIdleTimer();
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
     clearInterval(this.heartbeat);
+    this.unwatchKey();
     for (const handler of this.closeHandlers.splice(0)) handler();
   }
 }

@@ -5,9 +5,11 @@
  * ordinary 401/403/429 response before any upgrade.
  */
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { AppServices } from '../http/services.js';
+import type { RealtimeContext } from './frame-channel.js';
+import { KeyWatch } from './key-watch.js';
 import { REALTIME_SUBPROTOCOL } from './realtime-key.js';
 import { serveSttStream } from './stt-stream.js';
 import { serveTtsStream } from './tts-stream.js';
@@ -61,10 +63,16 @@ export async function installWebSockets(app: FastifyInstance): Promise<void> {
 
 /** Registers the realtime routes (after {@link installWebSockets}). */
 export function registerRealtimeRoutes(app: FastifyInstance, services: AppServices): void {
-  app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) => {
-    serveTtsStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'], transport: request.socket });
+  const keyWatch = new KeyWatch(services.keys, (error) => services.logger.error({ err: error }, 'looking up the keys of open realtime sessions failed'));
+  app.addHook('onClose', async () => keyWatch.close());
+  const contextOf = (request: FastifyRequest): RealtimeContext => ({
+    principal: request.principal!,
+    requestId: request.id,
+    services,
+    keyWatch,
+    logger: request.log as unknown as AppServices['logger'],
+    transport: request.socket,
   });
-  app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) => {
-    serveSttStream(socket, { principal: request.principal!, requestId: request.id, services, logger: request.log as unknown as AppServices['logger'], transport: request.socket });
-  });
+  app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) => serveTtsStream(socket, contextOf(request)));
+  app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) => serveSttStream(socket, contextOf(request)));
 }
