@@ -30,6 +30,10 @@ export interface Config {
   readonly dailyAudioSeconds: number;
   /** Daily audio budget per sandbox key, in audio seconds. */
   readonly sandboxDailyAudioSeconds: number;
+  /** Time every request body gets to arrive before it is held to {@link bodyMinBytesPerSecond}. */
+  readonly bodyTimeoutMs: number;
+  /** After {@link bodyTimeoutMs}, the average bytes per second a request body must arrive at. */
+  readonly bodyMinBytesPerSecond: number;
   /** How long SIGTERM waits for in-flight requests before closing them. */
   readonly shutdownGraceMs: number;
   /** Live synthesis engine: `espeak` (embedded) or `none`. */
@@ -106,6 +110,8 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxKeyMaxInFlight: integer(env, 'SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 8, 1, 1_000_000),
     dailyAudioSeconds: integer(env, 'SPRACHROHR_DAILY_AUDIO_SECONDS', 36_000, 1, 1_000_000_000),
     sandboxDailyAudioSeconds: integer(env, 'SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 7_200, 1, 1_000_000_000),
+    bodyTimeoutMs: integer(env, 'SPRACHROHR_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
+    bodyMinBytesPerSecond: integer(env, 'SPRACHROHR_BODY_MIN_RATE', 16_384, 1, 1_000_000_000),
     shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     ttsEngine,
     // One core stays with the event loop: with a worker on every core, the operating system
@@ -141,6 +147,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 'requests in flight per sandbox key (default 8)'],
   ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
+  ['SPRACHROHR_BODY_TIMEOUT_MS', 'time every request body gets before it must keep up SPRACHROHR_BODY_MIN_RATE (default 10000)'],
+  ['SPRACHROHR_BODY_MIN_RATE', 'bytes per second a request body must average after SPRACHROHR_BODY_TIMEOUT_MS, or it is cut off (default 16384)'],
   ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
   ['SPRACHROHR_ESPEAK_LIBRARY', 'libespeak-ng.so.1 when it is not in a usual library directory (Debian: libespeak-ng1)'],

@@ -11,7 +11,7 @@ import { VOICES } from './catalog/voices.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
 import { TelephonyService } from './telephony/telephony-service.js';
 import { ConfigError, type Config } from './config.js';
-import { Admission, type AdmissionLimits } from './http/admission.js';
+import { Admission, httpLimits, realtimeLimits } from './http/admission.js';
 import { buildApp } from './http/app.js';
 import type { AppServices } from './http/services.js';
 import { UsageMeter } from './metering/usage-meter.js';
@@ -54,16 +54,6 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
     if (error instanceof InstalledModelError) throw new ConfigError('SPRACHROHR_MODELS_DIR', error.message);
     throw error;
   }
-}
-
-/** The ceilings of ordinary HTTP requests, in the shape the admission rules take. */
-export function httpLimits(config: Config): AdmissionLimits {
-  return { maxInFlight: config.maxInFlight, keyMaxInFlight: config.keyMaxInFlight, sandboxKeyMaxInFlight: config.sandboxKeyMaxInFlight };
-}
-
-/** The ceilings of realtime sessions, in the shape the admission rules take. */
-export function realtimeLimits(config: Config): AdmissionLimits {
-  return { maxInFlight: config.realtimeMaxSessions, keyMaxInFlight: config.realtimeKeyMaxSessions, sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions };
 }
 
 /** Builds the services the HTTP API runs on, over an opened store and started engines. */

@@ -1,6 +1,7 @@
 import { LIMITS } from '../catalog/limits.js';
 import { ApiError, type ErrorFamily } from '../errors.js';
 import type { Principal } from '../auth/authenticate.js';
+import type { Config } from '../config.js';
 
 /** Ceilings on simultaneous requests (spec 8: over them gives 429, never a queue). */
 export interface AdmissionLimits {
@@ -16,6 +17,16 @@ export interface CapacityLimits {
   readonly sandbox_key_max_in_flight: number;
   readonly requests_per_minute: number;
   readonly burst_per_second: number;
+}
+
+/** The ceilings of ordinary HTTP requests, in the shape the admission rules take. */
+export function httpLimits(config: Config): AdmissionLimits {
+  return { maxInFlight: config.maxInFlight, keyMaxInFlight: config.keyMaxInFlight, sandboxKeyMaxInFlight: config.sandboxKeyMaxInFlight };
+}
+
+/** The ceilings of realtime sessions, in the shape the admission rules take. */
+export function realtimeLimits(config: Config): AdmissionLimits {
+  return { maxInFlight: config.realtimeMaxSessions, keyMaxInFlight: config.realtimeKeyMaxSessions, sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions };
 }
 
 interface Bucket {
@@ -51,12 +62,32 @@ export class Admission {
   }
 
   /**
-   * Takes a slot for one request.
+   * Counts one request against the key's rate and takes a slot for it (a realtime session's
+   * open). Same as {@link countRequest} then {@link takeSlot}.
    * @returns the function that gives the slot back (call it exactly once).
    * @throws ApiError `*.rate_limited` or `*.capacity` (429 with Retry-After).
    */
   admit(principal: Principal, family: ErrorFamily): () => void {
+    this.countRequest(principal, family);
+    return this.takeSlot(principal, family);
+  }
+
+  /**
+   * Counts one request against the key's rate (a burst of 25, refilled at 600 per minute), as
+   * it arrives.
+   * @throws ApiError `*.rate_limited` (429 with Retry-After).
+   */
+  countRequest(principal: Principal, family: ErrorFamily): void {
     this.takeToken(principal.keyId, family);
+  }
+
+  /**
+   * Takes an in-flight slot under the key's and the process's ceilings: for an HTTP request
+   * once its body has arrived, so a client that sends slowly holds no slot while it does.
+   * @returns the function that gives the slot back (call it exactly once).
+   * @throws ApiError `*.capacity` (429 with Retry-After, `key_capacity` or `service_capacity`).
+   */
+  takeSlot(principal: Principal, family: ErrorFamily): () => void {
     const keyLimit = principal.environment === 'sandbox' ? this.limits.sandboxKeyMaxInFlight : this.limits.keyMaxInFlight;
     const keyInFlight = this.inFlightByKey.get(principal.keyId) ?? 0;
     if (keyInFlight >= keyLimit) {

@@ -5,8 +5,10 @@ import { authenticate } from '../auth/authenticate.js';
 import { LIMITS } from '../catalog/limits.js';
 import { ApiError } from '../errors.js';
 import { INTERFACE_VERSION } from './capabilities-view.js';
-import { installErrorHandling } from './error-handler.js';
-import { familyOf, newRequestId, setSpeechHeaders } from './request-context.js';
+import { httpLimits } from './admission.js';
+import { BodyArrivals } from './body-arrivals.js';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.js';
+import { familyOf, newRequestId, setSpeechHeaders, takeRequestSlot } from './request-context.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
@@ -30,6 +32,13 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
     genReqId: newRequestId,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
+    // A backstop behind the body pace (BodyArrivals): the largest upload at the slowest pace
+    // allowed, and a minute more. Node checks it every 30 s.
+    requestTimeout: services.config.bodyTimeoutMs + Math.ceil(((LIMITS.sttMaxUploadBytes + 256 * 1024) / services.config.bodyMinBytesPerSecond) * 1000) + 60_000,
+    // Errors met before a request exists (a malformed request line, headers too large, a
+    // Content-Length that is not a number) and a URL that cannot be decoded leave as the envelope too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, useDefaults: false } },
   });
   installErrorHandling(app);
@@ -46,6 +55,9 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
   });
   await app.register(multipart, { limits: { fileSize: LIMITS.sttMaxUploadBytes, files: 1 } });
   await installWebSockets(app);
+
+  const bodies = new BodyArrivals(httpLimits(services.config), { graceMs: services.config.bodyTimeoutMs, minBytesPerSecond: services.config.bodyMinBytesPerSecond });
+  app.addHook('onClose', async () => bodies.close());
 
   // Refuses new realtime sessions while the event loop is already late for the open ones.
   const hostLoad = new HostLoad(services.config.realtimeMaxLoopDelayMs);
@@ -89,8 +101,15 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
       });
       return;
     }
-    const release = services.admission.admit(request.principal, family);
-    reply.raw.once('close', release);
+    // The request counts against the key's rate as it arrives; its in-flight slot waits for
+    // its body (preHandler below, or the route's handler where it reads the body itself).
+    services.admission.countRequest(request.principal, family);
+    if (BodyArrivals.hasBody(request)) bodies.watch(request, reply, request.principal, family);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const settings = request.routeOptions.config?.sprachrohr;
+    if (!settings || settings.auth === false || settings.realtime || settings.bodyInHandler) return;
+    takeRequestSlot(request, reply, services.admission);
   });
   app.addHook('onSend', async (request, reply) => {
     setSpeechHeaders(request, reply);

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode, type ErrorFamily } from '../errors.js';
 import { familyOf, setSpeechHeaders } from './request-context.js';
@@ -82,6 +84,9 @@ function fromFramework(error: FastifyError, family: ErrorFamily): ApiError {
 /** Sends an {@link ApiError} as the spec's envelope, with its retry headers. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   setSpeechHeaders(request, reply);
+  // A refusal before the body was read: the connection closes after the answer instead of
+  // reading (perhaps for a long while) what the client still sends.
+  if (request.raw.complete === false) reply.header('Connection', 'close');
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.httpStatus).type('application/json; charset=utf-8').send(error.toBody(request.id));
@@ -107,4 +112,51 @@ export function installErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0];
     return sendApiError(request, reply, ApiError.of(family, 'not_found', `no endpoint ${request.method} ${path}; the API is described at GET /v1/openapi.json`));
   });
+}
+
+/** The family of a request known only by its raw request line (before fastify has a request). */
+function familyOfPath(url: string | undefined): ErrorFamily {
+  return url !== undefined && /^\/v1\/stt(\/|$|\?)/.test(url) ? 'stt' : 'tts';
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before a request exists (fastify's
+ * `clientErrorHandler`): headers too large, a malformed request line or header, a
+ * Content-Length that is not a number, a request that took too long. The envelope, then the
+ * connection closes; nothing else is told about the parser's state.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // No request line was understood, so its path is unknown: the default family answers.
+  const family: ErrorFamily = 'tts';
+  let apiError: ApiError;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    apiError = ApiError.of(family, 'timeout', 'the request did not arrive in time; the connection is closed');
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    apiError = ApiError.of(family, 'invalid_request', 'the request headers are too large (16 KB at most)');
+  } else if (error.code === 'HPE_INVALID_CONTENT_LENGTH' || error.code === 'HPE_UNEXPECTED_CONTENT_LENGTH') {
+    apiError = ApiError.of(family, 'invalid_request', 'the Content-Length header is not valid');
+  } else if (error.code === 'HPE_INVALID_EOF_STATE') {
+    apiError = ApiError.of(family, 'invalid_request', 'the connection ended before the whole request (its Content-Length) arrived');
+  } else {
+    apiError = ApiError.of(family, 'invalid_request', 'the request is not valid HTTP/1.1');
+  }
+  if (socket.writable) {
+    const body = JSON.stringify(apiError.toBody(null));
+    socket.write(
+      `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/**
+ * Answers what fastify's router refuses before a route runs (`frameworkErrors`): a URL whose
+ * percent-encoding cannot be decoded, a parameter that is too long.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const family = familyOfPath(request.raw.url);
+  const detail = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid: check its percent-encoding' : 'the URL is not valid';
+  void sendApiError(request, reply, ApiError.of(family, 'invalid_request', detail));
 }

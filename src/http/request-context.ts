@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/authenticate.js';
 import type { ErrorFamily } from '../errors.js';
+import type { Admission } from './admission.js';
 
 /** Per-route settings that the shared hooks read. */
 export interface RouteSettings {
@@ -14,6 +15,12 @@ export interface RouteSettings {
    * admission counts open sessions rather than requests.
    */
   readonly realtime?: boolean;
+  /**
+   * The handler reads the body itself (a streamed multipart upload) and takes the request's
+   * in-flight slot with {@link takeRequestSlot} once it has; otherwise a hook takes it before
+   * the handler runs, after the body has been parsed.
+   */
+  readonly bodyInHandler?: boolean;
 }
 
 declare module 'fastify' {
@@ -59,4 +66,14 @@ export function setSpeechHeaders(request: FastifyRequest, reply: FastifyReply): 
 function claimedEnvironment(key: string | string[] | undefined): string {
   if (typeof key !== 'string' || !key.startsWith('sv_')) return 'none';
   return key.startsWith('sv_test_') ? 'sandbox' : 'live';
+}
+
+/**
+ * Takes the request's in-flight slot (its body has arrived); the slot comes back when the
+ * response ends or the connection closes.
+ * @throws ApiError `*.capacity` over the key's or the process's ceiling.
+ */
+export function takeRequestSlot(request: FastifyRequest, reply: FastifyReply, admission: Admission): void {
+  const release = admission.takeSlot(request.principal!, familyOf(request));
+  reply.raw.once('close', release);
 }

@@ -4,10 +4,10 @@ import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { KeyService } from '../../src/auth/key-service.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { Admission } from '../../src/http/admission.js';
+import { Admission, httpLimits, realtimeLimits } from '../../src/http/admission.js';
 import { buildApp } from '../../src/http/app.js';
 import type { AppServices } from '../../src/http/services.js';
-import { createServices, httpLimits, realtimeLimits, startEngines } from '../../src/server.js';
+import { createServices, startEngines } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 /** An app on a throwaway in-memory store, with one key per environment, and its log lines. */

@@ -4,10 +4,22 @@ import { capabilitiesView, INTERFACE_VERSION, voicesView } from '../capabilities
 import { ErrorBodySchema } from '../schemas.js';
 import type { AppServices } from '../services.js';
 
-/** The public base address with `/v1`: configured, or taken from the request's Host. */
+/** A Host header that is a host name or address with an optional port, and nothing else. */
+const PLAIN_HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;
+
+/**
+ * The public base address with `/v1`: configured (`SPRACHROHR_PUBLIC_BASE_URL`, what a
+ * deployment should set), else taken from the request's Host when that is a plain host name
+ * or address, else the address the request arrived at. The Host header is the client's to
+ * choose: it never puts more than a host and port into the documents.
+ */
 export function baseUrlOf(request: FastifyRequest, services: AppServices): string {
   if (services.config.publicBaseUrl) return services.config.publicBaseUrl;
-  return `${request.protocol}://${request.host}/v1`;
+  const host = request.host;
+  if (PLAIN_HOST.test(host)) return `${request.protocol}://${host}/v1`;
+  const local = request.raw.socket;
+  const address = local?.localAddress?.includes(':') ? `[${local.localAddress}]` : (local?.localAddress ?? services.config.host);
+  return `${request.protocol}://${address}:${local?.localPort ?? services.config.port}/v1`;
 }
 
 const discovery = { sprachrohr: { family: 'tts' as const } };
