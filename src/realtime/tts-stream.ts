@@ -225,7 +225,10 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
           }
           if (!sandbox && !context.services.engines.live.tts) throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work');
           const lease = await context.services.meter.lease(context.principal, 'tts', 'tts');
-          const session = await SynthesisSession.open(plan, (seconds) => lease.drawTo(seconds));
+          const session = await SynthesisSession.open(plan, (seconds) => lease.drawTo(seconds)).catch((error: unknown) => {
+            lease.release();
+            throw error;
+          });
           if (channel.closed) {
             lease.release();
             return session.abandon();
