@@ -26,6 +26,10 @@ export interface TelephonyConfig {
   readonly digest: { readonly realm: string; readonly user: string; readonly password: string } | null;
   readonly maxCalls: number;
   readonly maxCallsPerSource: number;
+  /** What requests from outside the allow-list get: one stateless 403, or nothing. */
+  readonly refuse: '403' | 'drop';
+  /** SIP over TCP/TLS: connections open at once from one source address. */
+  readonly maxConnectionsPerSource: number;
   /** RTP ports: even numbers in this range carry RTP, the odd one above each its RTCP. */
   readonly rtpPorts: { readonly min: number; readonly max: number };
   readonly codecs: readonly CallCodec[];
@@ -45,6 +49,13 @@ export interface DrachtioConfig {
 }
 
 const CODECS: readonly CallCodec[] = ['PCMU', 'PCMA', 'opus'];
+
+/** `SPRACHROHR_SIP_REFUSE`: `403` (default) or `drop`. */
+function sipRefusal(env: Env): '403' | 'drop' {
+  const value = text(env, 'SPRACHROHR_SIP_REFUSE', '403');
+  if (value !== '403' && value !== 'drop') throw new ConfigError('SPRACHROHR_SIP_REFUSE', `must be 403 or drop, got ${JSON.stringify(value)}`);
+  return value;
+}
 
 /**
  * Reads the telephony settings.
@@ -76,6 +87,8 @@ export function loadTelephonyConfig(env: Env): TelephonyConfig {
     digest: user && password ? { realm: text(env, 'SPRACHROHR_SIP_REALM', 'sprachrohr'), user, password } : null,
     maxCalls: integer(env, 'SPRACHROHR_SIP_MAX_CALLS', 200, 1, 100_000),
     maxCallsPerSource: integer(env, 'SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE', 200, 1, 100_000),
+    refuse: sipRefusal(env),
+    maxConnectionsPerSource: integer(env, 'SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE', 16, 1, 100_000),
     rtpPorts: { min: min + (min % 2), max },
     codecs: codecs as CallCodec[],
     dialplansDir: env['SPRACHROHR_DIALPLANS_DIR'] ? path.resolve(env['SPRACHROHR_DIALPLANS_DIR']) : shippedDialplans(),
@@ -119,6 +132,8 @@ export const TELEPHONY_CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, m
   ['SPRACHROHR_SIP_TLS_PORT', 'SIP TLS port (default 5061)'],
   ['SPRACHROHR_SIP_ADVERTISED_ADDRESS', 'address written into SDP and Contact when callers reach us at another one (NAT)'],
   ['SPRACHROHR_SIP_ALLOW', 'sources allowed to call, CIDR list (default 127.0.0.0/8,::1); others get 403'],
+  ['SPRACHROHR_SIP_REFUSE', 'requests from outside the allow-list: 403 (answered once, never retransmitted; default) or drop (no answer)'],
+  ['SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE', 'SIP over TCP/TLS: connections open at once from one source address (default 16)'],
   ['SPRACHROHR_SIP_DIGEST_USER', 'SIP digest user; with the password, callers must authenticate'],
   ['SPRACHROHR_SIP_DIGEST_PASSWORD', 'SIP digest password'],
   ['SPRACHROHR_SIP_REALM', 'digest realm (default sprachrohr)'],

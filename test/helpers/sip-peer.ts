@@ -15,9 +15,10 @@ export class Peer {
   port = 0;
   private constructor(private readonly send: (text: string) => void) {}
 
-  static async udp(target: number): Promise<Peer & { close(): void }> {
+  /** `from`: the loopback address to send from (Linux answers on all of 127/8). */
+  static async udp(target: number, from = '127.0.0.1'): Promise<Peer & { close(): void }> {
     const socket = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => socket.bind(0, from, resolve));
     const peer = new Peer((text) => socket.send(Buffer.from(text), target, '127.0.0.1')) as Peer & { close(): void };
     peer.port = socket.address().port;
     socket.on('message', (data) => peer.accept(data));
@@ -25,8 +26,8 @@ export class Peer {
     return peer;
   }
 
-  static async tcp(target: number): Promise<Peer & { close(): void }> {
-    const socket = net.connect(target, '127.0.0.1');
+  static async tcp(target: number, from = '127.0.0.1'): Promise<Peer & { close(): void }> {
+    const socket = net.connect({ port: target, host: '127.0.0.1', localAddress: from });
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     const peer = new Peer((text) => socket.write(text)) as Peer & { close(): void };
     peer.port = socket.localPort!;

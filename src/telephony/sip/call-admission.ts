@@ -46,6 +46,11 @@ function authParams(text: string): Map<string, string> {
   return params;
 }
 
+/** An address without the IPv4-mapped prefix a dual-stack socket reports (`::ffff:10.0.0.1`). */
+function plainAddress(address: string): string {
+  return address.replace(/^::ffff:/i, '');
+}
+
 /** The admission rules of the SIP side. */
 export class CallAdmission {
   private readonly allowed = new net.BlockList();
@@ -59,6 +64,12 @@ export class CallAdmission {
     for (const entry of options.allow) addRule(this.allowed, entry);
   }
 
+  /** Whether a source address is on the allow-list (IPv4-mapped IPv6 counts as IPv4). */
+  allows(address: string): boolean {
+    const plain = plainAddress(address);
+    return this.allowed.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6');
+  }
+
   /** Calls admitted and not yet ended. */
   get activeCalls(): number {
     return this.total;
@@ -66,9 +77,8 @@ export class CallAdmission {
 
   /** The refusal for a new INVITE, or null to let it in. */
   check(invite: SipRequest, source: SipPeer): CallRefusal | null {
-    const family = net.isIPv6(source.address) ? 'ipv6' : 'ipv4';
-    const address = source.address.replace(/^::ffff:/, '');
-    if (!this.allowed.check(address, net.isIPv4(address) ? 'ipv4' : family)) return { status: 403 };
+    const address = plainAddress(source.address);
+    if (!this.allows(address)) return { status: 403 };
     if (this.options.digest) {
       const stale = this.verify(invite);
       if (stale !== true) return { status: 401, headers: this.challenge(stale === 'stale') };
@@ -80,7 +90,7 @@ export class CallAdmission {
 
   /** Counts an admitted call until its dialog ends. */
   track(dialog: CallDialog, source: SipPeer): void {
-    const address = source.address.replace(/^::ffff:/, '');
+    const address = plainAddress(source.address);
     this.total += 1;
     this.perSource.set(address, (this.perSource.get(address) ?? 0) + 1);
     dialog.once('ended', () => {

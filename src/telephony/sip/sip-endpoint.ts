@@ -10,7 +10,7 @@ import { newTag, parseSipUri, parseVia, sipHost } from './sip-headers.js';
 import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
 import type { ParseResult } from './sip-parser.js';
 import { ALLOW, SipDialog, type DialogHost } from './sip-dialog.js';
-import { buildResponse, ClientTransaction, DEFAULT_TIMERS, serverTransactionKey, ServerTransaction, type SipTimers } from './sip-transactions.js';
+import { buildResponse, ClientTransaction, DEFAULT_TIMERS, responsePeer, serverTransactionKey, ServerTransaction, type SipTimers } from './sip-transactions.js';
 import { SipTransport, type SipPeer, type SipTransportOptions } from './sip-transport.js';
 
 /** A refusal of a new call: status and extra headers (`Retry-After`, `WWW-Authenticate`). */
@@ -25,13 +25,27 @@ export interface CallRefusal {
  */
 export type AdmissionPolicy = (invite: SipRequest, source: SipPeer) => CallRefusal | null;
 
+/** What a request from a source outside the allow-list gets: one 403, or nothing at all. */
+export type StrangerPolicy = '403' | 'drop';
+
 export interface SipEndpointOptions extends Omit<SipTransportOptions, 'logger'> {
   readonly logger: Logger;
   readonly timers?: SipTimers;
   readonly admit?: AdmissionPolicy;
+  /**
+   * Requests from sources that `allowSource` refuses: answered 403 once, statelessly (no
+   * transaction, so no retransmission a spoofed source could turn into a flood), or dropped.
+   * Default `403`.
+   */
+  readonly strangers?: StrangerPolicy;
+  /** Most server transactions kept at once; new requests beyond get a stateless 503. */
+  readonly maxServerTransactions?: number;
   /** Value of the Server and User-Agent headers. */
   readonly product?: string;
 }
+
+/** Server transactions kept at once by default: far above what 200 calls need. */
+export const DEFAULT_MAX_SERVER_TRANSACTIONS = 10_000;
 
 /** A SIP user agent server for incoming calls. */
 export class SipEndpoint implements DialogHost {
@@ -41,6 +55,8 @@ export class SipEndpoint implements DialogHost {
   private readonly clientTransactions = new Map<string, ClientTransaction>();
   private readonly dialogs = new Map<string, SipDialog>();
   private callHandler: (dialog: SipDialog) => void = (dialog) => dialog.reject(480);
+  /** Requests from sources outside the allow-list, refused or dropped. */
+  strangersRefused = 0;
 
   constructor(private readonly options: SipEndpointOptions) {
     this.timers = options.timers ?? DEFAULT_TIMERS;
@@ -60,6 +76,11 @@ export class SipEndpoint implements DialogHost {
   /** The bound ports. */
   get ports(): { udp: number; tcp: number; tls: number | null } {
     return { udp: this.transport.udpPort, tcp: this.transport.tcpPort, tls: this.transport.tlsPort };
+  }
+
+  /** Server transactions kept now. */
+  get serverTransactionCount(): number {
+    return this.serverTransactions.size;
   }
 
   /** Calls in progress (ringing or answered). */
@@ -91,6 +112,8 @@ export class SipEndpoint implements DialogHost {
   private receive(result: ParseResult, peer: SipPeer): void {
     if (!result.ok) {
       this.options.logger.debug({ peer, reason: result.reason }, 'SIP message refused');
+      // A stranger's junk is not answered at all.
+      if (this.options.allowSource && !this.options.allowSource(peer.address)) return;
       // A request whose Via can be read gets its 400 (or 505, 413); anything else is dropped.
       if (result.request && result.request.method !== 'ACK' && parseVia(result.request.headers.get('Via') ?? '')) {
         const headers = result.request.headers;
@@ -112,7 +135,17 @@ export class SipEndpoint implements DialogHost {
     this.receiveRequest(message, peer);
   }
 
+  /** Sends a response without keeping a transaction: it is sent once, never retransmitted. */
+  private respondStatelessly(request: SipRequest, status: number, peer: SipPeer, options: Parameters<typeof buildResponse>[3] = {}): void {
+    this.transport.send(serializeMessage(buildResponse(request, status, peer, options)), responsePeer(request, peer));
+  }
+
   private receiveRequest(request: SipRequest, peer: SipPeer): void {
+    if (this.options.allowSource && !this.options.allowSource(peer.address)) {
+      this.strangersRefused += 1;
+      if (this.options.strangers !== 'drop' && request.method !== 'ACK') this.respondStatelessly(request, 403, peer, { toTag: newTag() });
+      return;
+    }
     const key = serverTransactionKey(request);
     if (!key) return;
     const existing = this.serverTransactions.get(key);
@@ -125,6 +158,18 @@ export class SipEndpoint implements DialogHost {
       this.dialogFor(request)?.handleRequest(request, null);
       return;
     }
+    const inDialog = /;\s*tag=/i.test(request.headers.get('To') ?? '');
+    if (request.method === 'OPTIONS' && !inDialog) {
+      // Answered without a transaction: a retransmission is simply answered again, and a
+      // prober's (or a flood's) OPTIONS leave nothing behind for Timer J's 32 s.
+      this.respondStatelessly(request, 200, peer, { toTag: newTag(), headers: this.capabilityHeaders() });
+      return;
+    }
+    if (this.serverTransactions.size >= (this.options.maxServerTransactions ?? DEFAULT_MAX_SERVER_TRANSACTIONS)) {
+      this.options.logger.warn({ peer, transactions: this.serverTransactions.size }, 'SIP transaction table full: request refused with 503');
+      this.respondStatelessly(request, 503, peer, { toTag: newTag(), headers: [['Retry-After', '5']] });
+      return;
+    }
     const transaction = new ServerTransaction(key, request, peer, this.transport, this.timers, (done) => this.serverTransactions.delete(done.key));
     this.serverTransactions.set(key, transaction);
     const maxForwards = request.headers.get('Max-Forwards');
@@ -133,16 +178,13 @@ export class SipEndpoint implements DialogHost {
       return;
     }
     if (request.method === 'CANCEL') return this.cancel(request, transaction);
-    if (/;\s*tag=/i.test(request.headers.get('To') ?? '')) {
+    if (inDialog) {
       const dialog = this.dialogFor(request);
       if (dialog) dialog.handleRequest(request, transaction);
       else transaction.respond(buildResponse(request, 481, peer));
       return;
     }
     switch (request.method) {
-      case 'OPTIONS':
-        transaction.respond(buildResponse(request, 200, peer, { toTag: newTag(), headers: this.capabilityHeaders() }));
-        return;
       case 'INVITE':
         return this.invite(request, transaction);
       case 'BYE':

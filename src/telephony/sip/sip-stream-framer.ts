@@ -14,6 +14,11 @@ const CONTENT_LENGTH = /^(?:content-length|l)[ \t]*:[ \t]*(\S*)[ \t]*$/im;
 export class SipStreamFramer {
   private buffered: Buffer = Buffer.alloc(0);
 
+  /** Bytes of a message begun but not complete yet. */
+  get pendingBytes(): number {
+    return this.buffered.length;
+  }
+
   /** Adds received bytes; returns every message they complete. */
   push(chunk: Buffer): FramedMessages {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);

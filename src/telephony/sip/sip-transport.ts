@@ -29,12 +29,24 @@ export interface SipTransportOptions {
   readonly tls?: { readonly port: number; readonly key: Buffer; readonly cert: Buffer };
   /** Most stream connections open at once (others are refused at accept). */
   readonly maxConnections?: number;
-  /** A stream connection without a message for this long is closed. */
+  /** Most stream connections open at once from one source address (others are closed at accept). */
+  readonly maxConnectionsPerSource?: number;
+  /** Whether a source address may connect at all; others are closed at accept, unread. */
+  readonly allowSource?: (address: string) => boolean;
+  /** A stream connection without any traffic for this long is closed. */
   readonly idleTimeoutMs?: number;
+  /**
+   * A message begun on a stream (and a new connection's first message) must be complete within
+   * this, however its bytes trickle in; else the connection is closed.
+   */
+  readonly messageDeadlineMs?: number;
   readonly logger: Logger;
 }
 
 const peerKey = (peer: SipPeer): string => `${peer.transport}|${peer.address}|${peer.port}`;
+
+/** Defaults of the stream limits (see {@link SipTransportOptions}). */
+export const STREAM_DEFAULTS = { maxConnections: 1024, maxConnectionsPerSource: 16, idleTimeoutMs: 10 * 60_000, messageDeadlineMs: 10_000 } as const;
 
 /** Listeners and connections of one SIP endpoint. */
 export class SipTransport {
@@ -42,6 +54,8 @@ export class SipTransport {
   private tcp: net.Server | null = null;
   private tlsServer: tls.Server | null = null;
   private readonly connections = new Map<string, net.Socket>();
+  /** Accepted stream connections open now, per source address. */
+  private readonly acceptedBySource = new Map<string, number>();
   private handler: (result: ParseResult, peer: SipPeer) => void = () => {};
   /** Bound address and ports. */
   udpPort = 0;
@@ -84,7 +98,7 @@ export class SipTransport {
   }
 
   private listenStream(server: net.Server, port: number): Promise<number> {
-    server.maxConnections = this.options.maxConnections ?? 1024;
+    server.maxConnections = this.options.maxConnections ?? STREAM_DEFAULTS.maxConnections;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, this.options.host, () => {
@@ -96,26 +110,66 @@ export class SipTransport {
   }
 
   private accept(socket: net.Socket, transport: 'TCP' | 'TLS'): void {
-    const peer: SipPeer = { transport, address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
-    this.track(peer, socket);
+    const address = socket.remoteAddress ?? '';
+    const peer: SipPeer = { transport, address, port: socket.remotePort ?? 0 };
+    if (this.options.allowSource && !this.options.allowSource(address)) {
+      this.options.logger.debug({ peer }, 'SIP stream connection from outside the allow-list closed');
+      socket.destroy();
+      return;
+    }
+    const open = this.acceptedBySource.get(address) ?? 0;
+    if (open >= (this.options.maxConnectionsPerSource ?? STREAM_DEFAULTS.maxConnectionsPerSource)) {
+      this.options.logger.warn({ peer, open }, 'SIP stream connection over the per-source limit closed');
+      socket.destroy();
+      return;
+    }
+    this.acceptedBySource.set(address, open + 1);
+    socket.once('close', () => {
+      const left = (this.acceptedBySource.get(address) ?? 1) - 1;
+      if (left === 0) this.acceptedBySource.delete(address);
+      else this.acceptedBySource.set(address, left);
+    });
+    this.track(peer, socket, true);
   }
 
-  /** Reads messages from a stream connection and remembers it for responses. */
-  private track(peer: SipPeer, socket: net.Socket): void {
+  /**
+   * Reads messages from a stream connection and remembers it for responses. An accepted
+   * connection must bring its first message within the message deadline; on any connection a
+   * message once begun must be complete within it. The idle timeout alone would restart with
+   * every byte, so a peer trickling one byte at a time could hold the connection for ever.
+   */
+  private track(peer: SipPeer, socket: net.Socket, accepted = false): void {
     const key = peerKey(peer);
     this.connections.set(key, socket);
     const framer = new SipStreamFramer();
-    socket.setTimeout(this.options.idleTimeoutMs ?? 10 * 60_000, () => socket.destroy());
+    const deadlineMs = this.options.messageDeadlineMs ?? STREAM_DEFAULTS.messageDeadlineMs;
+    let deadline: NodeJS.Timeout | null = null;
+    const armDeadline = (): void => {
+      deadline ??= setTimeout(() => {
+        this.options.logger.warn({ peer, pendingBytes: framer.pendingBytes }, 'SIP stream connection closed: a message did not arrive in time');
+        socket.destroy();
+      }, deadlineMs).unref();
+    };
+    const clearDeadline = (): void => {
+      if (deadline) clearTimeout(deadline);
+      deadline = null;
+    };
+    if (accepted) armDeadline();
+    socket.setTimeout(this.options.idleTimeoutMs ?? STREAM_DEFAULTS.idleTimeoutMs, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
       const { messages, fatal } = framer.push(chunk);
+      if (messages.length > 0) clearDeadline();
       for (const message of messages) this.handler(parseSipMessage(message), peer);
       if (fatal) {
         this.options.logger.warn({ peer, reason: fatal }, 'SIP stream connection dropped');
         socket.destroy();
+        return;
       }
+      if (framer.pendingBytes > 0) armDeadline();
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
+      clearDeadline();
       if (this.connections.get(key) === socket) this.connections.delete(key);
     });
   }
