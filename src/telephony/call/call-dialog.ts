@@ -5,6 +5,7 @@
  * events.
  */
 import type { EventEmitter } from 'node:events';
+import type { SipPeer } from '../sip/sip-transport.js';
 
 /** An offer or answer body with its content type. */
 export interface SessionBody {
@@ -36,6 +37,8 @@ export interface CallDialog extends EventEmitter<CallDialogEvents> {
   readonly callerUri: string;
   /** The called number (the Request-URI's user part), or null. */
   readonly calledUser: string | null;
+  /** Where the INVITE came from: the caller, or the proxy in front of it. */
+  readonly source: SipPeer;
   /** The caller's offer in the INVITE, if it made one. */
   readonly offer: SessionBody | null;
   readonly ended: boolean;

@@ -220,7 +220,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
     const negotiated = negotiatedFromAnswer(sdp, parseOffer(answer.body.toString('utf8')));
     // We offer no rtcp-mux (RFC 5761 would have us take RTCP on both ports until the answer came).
-    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, rtcp: negotiated.rtcp, rtcpMux: false, direction: negotiated.direction });
+    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, rtcp: negotiated.rtcp, rtcpMux: false, direction: negotiated.direction, signallingAddress: this.dialog.source.address });
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
@@ -244,7 +244,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const remote = parseOffer(offer.body.toString('utf8'));
       const answer = buildAnswer(remote, this.local);
       this.lastAnswer = answer.sdp;
-      this.media = this.createMedia(callMedia(remote, answer));
+      this.media = this.createMedia(callMedia(remote, answer, this.dialog.source.address));
       return this.media;
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
@@ -280,7 +280,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
       const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
       const codecChanged = answer.codec.name !== this.media.codec.name;
-      this.media.negotiated(callMedia(remote, answer));
+      this.media.negotiated(callMedia(remote, answer, this.dialog.source.address));
       this.lastAnswer = answer.sdp;
       if (held !== this.held) {
         this.held = held;
@@ -327,8 +327,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 }
 
 /** The call's media from the caller's offer and our answer to it. */
-function callMedia(offer: RemoteDescription, answer: Answer): CallMedia {
-  return { codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: offer.address, port: offer.port, rtcp: offer.rtcp, rtcpMux: answer.rtcpMux, direction: answer.direction };
+function callMedia(offer: RemoteDescription, answer: Answer, signallingAddress: string): CallMedia {
+  return { codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: offer.address, port: offer.port, rtcp: offer.rtcp, rtcpMux: answer.rtcpMux, direction: answer.direction, signallingAddress };
 }
 
 /** The last few frames of caller audio, kept without shifting arrays 50 times a second. */

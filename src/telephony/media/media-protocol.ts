@@ -22,6 +22,12 @@ export interface CallMedia {
   readonly rtcpMux: boolean;
   /** Our direction: `sendonly`/`inactive` while the caller holds us, `recvonly` never sends. */
   readonly direction: Direction;
+  /**
+   * The address the call's signalling came from. With the SDP's address, the only one whose
+   * RTP and RTCP are taken (a caller behind NAT sends from its signalling address, whatever
+   * private address its SDP names).
+   */
+  readonly signallingAddress: string;
 }
 
 /** Call quality for the log at the end of a call. */

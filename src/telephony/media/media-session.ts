@@ -43,6 +43,15 @@ const SPEECH_START_FRAMES = 3;
 /** Fewer sequence numbers than this behind the latest: a late or duplicate packet; further behind, the numbering started over. */
 const LATE_PACKETS = 50;
 
+/** Packets of one stream in sequence from one source that latch the call's media to it (a 60 ms probation). */
+const LEARN_PACKETS = 3;
+
+/** The call's expected media sources, without the IPv4-mapped prefix. */
+function expectedAddresses(media: CallMedia): readonly [string, string] {
+  const plain = (address: string): string => (address.startsWith('::ffff:') ? address.slice(7) : address);
+  return [plain(media.address), plain(media.signallingAddress)];
+}
+
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private media: CallMedia;
@@ -81,7 +90,12 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private prompt = { id: 0, bargeIn: false, ended: false, over: true, framesSent: 0, firstPacketAt: 0 };
   /** When the caller's voice was last heard (absolute ms), for turn latency. */
   private lastVoiceAt = 0;
-  readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0 };
+  /** `strangersDropped`: packets from addresses the call did not name, dropped unread. */
+  readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0, strangersDropped: 0 };
+  /** The addresses media is taken from: the SDP's and the signalling's (see {@link expectedSource}). */
+  private expected: readonly [string, string];
+  /** The stream being learned before the media latches (see {@link learn}). */
+  private readonly candidate = { address: '', port: 0, ssrc: -1, sequence: 0, count: 0 };
   private rtcp!: RtcpSession;
   private ticks = 0;
   private lastTimestamp = 0;
@@ -97,6 +111,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.media = media;
     this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
     this.rtcpRemote = media.rtcp;
+    this.expected = expectedAddresses(media);
     this.setUpCodec();
     ports.rtp.on('message', (data, from) => this.receive(data, from));
     ports.rtcp.on('message', (data, from) => this.receiveRtcp(data, from));
@@ -117,10 +132,13 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
-    if (!this.remote.latched || media.address !== this.remote.address) {
+    this.expected = expectedAddresses(media);
+    if (!this.remote.latched || !this.expectedSource(this.remote.address)) {
+      // A new address (a re-INVITE that moves the media): learned afresh.
       this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
       this.rtcpRemote = media.rtcp;
       this.rtcpHeard = false;
+      this.candidate.count = 0;
     }
     if (codecChanged) this.setUpCodec();
     else if ((media.telephoneEvent === null) !== (this.inband === null)) this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
@@ -226,8 +244,50 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.ports.rtp.send(packet, this.remote.port, this.remote.address);
   }
 
+  /**
+   * Strict source: only the SDP's address and the signalling's address may send the call's
+   * media; two string comparisons, no allocation (a dual-stack socket reports an IPv4 sender
+   * as `::ffff:a.b.c.d`, compared without the prefix only then).
+   */
+  private expectedSource(address: string): boolean {
+    if (address === this.expected[0] || address === this.expected[1]) return true;
+    return address.startsWith('::ffff:') && (address.slice(7) === this.expected[0] || address.slice(7) === this.expected[1]);
+  }
+
+  /**
+   * Learning, before the media is latched: a source latches once it has sent
+   * {@link LEARN_PACKETS} packets of one stream in sequence (a strict-RTP probation), so a
+   * single packet, or a spray of unrelated ones, never decides where the call's audio goes.
+   * Until then our packets go to the SDP's address, and what arrives from expected addresses
+   * is heard.
+   */
+  private learn(packet: RtpPacket, from: dgram.RemoteInfo): void {
+    const candidate = this.candidate;
+    if (candidate.address === from.address && candidate.port === from.port && candidate.ssrc === packet.ssrc && packet.sequenceNumber === ((candidate.sequence + 1) & 0xffff)) {
+      candidate.count += 1;
+    } else {
+      candidate.address = from.address;
+      candidate.port = from.port;
+      candidate.ssrc = packet.ssrc;
+      candidate.count = 1;
+    }
+    candidate.sequence = packet.sequenceNumber;
+    if (candidate.count >= LEARN_PACKETS) this.latch(from, packet.ssrc);
+  }
+
+  private latch(from: dgram.RemoteInfo, ssrc: number): void {
+    this.remote = { address: from.address, port: from.port, latched: true, ssrc };
+    // Behind NAT the SDP's RTCP address is as wrong as its RTP one: the port above the real
+    // RTP source is the best guess until the caller's own RTCP shows where it is.
+    if (!this.rtcpHeard) this.rtcpRemote = { address: from.address, port: from.port + 1 };
+  }
+
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
     if (this.closed) return;
+    if (!this.expectedSource(from.address)) {
+      this.counters.strangersDropped += 1;
+      return;
+    }
     if (this.media.rtcpMux && isRtcp(data)) return this.receiveRtcp(data, null);
     const packet = parseRtp(data);
     if (!packet || (packet.payloadType !== this.media.codec.payloadType && packet.payloadType !== this.media.telephoneEvent)) {
@@ -235,20 +295,17 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       return;
     }
     const now = performance.now();
-    if (from.address !== this.remote.address || from.port !== this.remote.port) {
-      // Symmetric RTP: answer where the caller's packets come from, not where its SDP said.
-      // The first packet latches; afterwards only the same source (SSRC) may move (a NAT
-      // rebinding), so a stranger spraying the port cannot take the call's audio.
-      if (this.remote.latched && packet.ssrc !== this.remote.ssrc) {
-        this.counters.garbageIn += 1;
+    if (!this.remote.latched) this.learn(packet, from);
+    else if (from.address !== this.remote.address || from.port !== this.remote.port) {
+      // Symmetric RTP: answer where the caller's packets come from. Once latched, only the
+      // latched stream (its SSRC) may move, as a NAT rebinding does; another stream, even from
+      // an expected address, is a stranger.
+      if (packet.ssrc !== this.remote.ssrc) {
+        this.counters.strangersDropped += 1;
         return;
       }
-      this.remote = { address: from.address, port: from.port, latched: true, ssrc: packet.ssrc };
-      // Behind NAT the SDP's RTCP address is as wrong as its RTP one: the port above the real
-      // RTP source is the best guess until the caller's own RTCP shows where it is.
-      if (!this.rtcpHeard) this.rtcpRemote = { address: from.address, port: from.port + 1 };
+      this.latch(from, packet.ssrc);
     }
-    if (!this.remote.latched) this.remote = { ...this.remote, latched: true, ssrc: packet.ssrc };
     this.counters.packetsIn += 1;
     if (packet.payloadType === this.media.telephoneEvent) {
       const key = this.dtmfIn.push(packet);
@@ -272,6 +329,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    */
   private receiveRtcp(data: Buffer, from: dgram.RemoteInfo | null): void {
     if (this.closed) return;
+    if (from && !this.expectedSource(from.address)) {
+      this.counters.strangersDropped += 1;
+      return;
+    }
     const report = this.rtcp.receive(data, Date.now());
     if (!report) return;
     this.peerReport = report;
@@ -391,6 +452,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     return {
       packetsIn: this.counters.packetsIn,
       packetsOut: this.counters.packetsOut,
+      strangersDropped: this.counters.strangersDropped,
       lost: stats.lost,
       late: stats.late,
       jitterMs: Math.round(stats.jitterMs * 10) / 10,

@@ -52,7 +52,7 @@ async function onChannel(test: (channel: MediaChannel, far: Awaited<ReturnType<t
 }
 
 const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
-const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, rtcp: { address: '127.0.0.1', port: port + 1 }, rtcpMux: false, direction: 'sendrecv' });
+const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, rtcp: { address: '127.0.0.1', port: port + 1 }, rtcpMux: false, direction: 'sendrecv', signallingAddress: '127.0.0.1' });
 
 /** A 440 Hz tone, `seconds` long at 8 kHz. */
 const tone = (seconds: number): Int16Array => Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
