@@ -3,13 +3,11 @@
  * over real sockets: the caller at 127.0.0.1 (the address its signalling came from), a
  * stranger at 127.0.0.2 (Linux answers on all of 127/8) that sends first and keeps sending.
  */
-import dgram from 'node:dgram';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeMulaw } from '../../src/audio/g711.js';
-import type { CallMedia } from '../../src/telephony/media/media-protocol.js';
+import type { MediaChannel } from '../../src/telephony/media/media-channel.js';
 import { MediaThread } from '../../src/telephony/media/media-thread.js';
-import { parseRtp, serializeRtp } from '../../src/telephony/rtp/rtp-packet.js';
+import { pcmuMedia as media, playPrompt, rtpEndpoint as endpoint, sendSilence, sleep, type RtpEndpoint } from '../helpers/rtp-endpoint.js';
 
 const RANGE = { min: 33200, max: 33209 };
 let thread: MediaThread;
@@ -22,54 +20,11 @@ afterAll(async () => {
   await thread?.close();
 });
 
-interface Endpoint {
-  readonly socket: dgram.Socket;
-  readonly port: number;
-  /** RTP packets received, by sequence number. */
-  readonly received: number[];
-}
+/** Sends `count` packets of stream `ssrc` from `from` to the call's port. */
+const sendRtp = (from: RtpEndpoint, port: number, ssrc: number, count: number, firstSequence = 1): void => sendSilence(from, '127.0.0.1', port, ssrc, count, firstSequence);
 
-async function endpoint(address: string): Promise<Endpoint> {
-  const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, address, resolve));
-  const received: number[] = [];
-  socket.on('message', (data) => {
-    const packet = parseRtp(data);
-    if (packet) received.push(packet.sequenceNumber);
-  });
-  return { socket, port: socket.address().port, received };
-}
-
-const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
-const media = (sdpAddress: string, port: number, signallingAddress: string): CallMedia => ({
-  codec: pcmu,
-  telephoneEvent: 101,
-  address: sdpAddress,
-  port,
-  rtcp: { address: sdpAddress, port: port + 1 },
-  rtcpMux: false,
-  direction: 'sendrecv',
-  signallingAddress,
-});
-
-/** Sends `count` µ-law packets of silence from `from` to the call's port. */
-function sendRtp(from: Endpoint, port: number, ssrc: number, count: number, firstSequence = 1): void {
-  const silence = encodeMulaw(new Int16Array(160));
-  for (let i = 0; i < count; i++) {
-    from.socket.send(serializeRtp({ payloadType: 0, sequenceNumber: firstSequence + i, timestamp: (firstSequence + i) * 160, ssrc, marker: i === 0, payload: silence }), port, '127.0.0.1');
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Plays a one-second prompt and waits until it has played out. */
-async function playSecond(channel: Awaited<ReturnType<MediaThread['open']>>): Promise<void> {
-  channel.startPrompt(false);
-  channel.play(new Int16Array(8000).fill(3000));
-  channel.endPrompt();
-  await channel.playedOut();
-  await sleep(60);
-}
+/** Plays a one-second prompt (50 packets) and waits until it has played out. */
+const playSecond = (channel: MediaChannel): Promise<void> => playPrompt(channel, 1);
 
 describe('strict RTP source', () => {
   it('latches only after three packets of one stream in sequence, not to a lone packet from an expected address', async () => {

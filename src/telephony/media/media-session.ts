@@ -22,6 +22,7 @@ import { PacedStream, type FrameRun } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
 import { isRtcp, parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
+import { ExpectedSources } from './expected-sources.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
@@ -45,12 +46,6 @@ const LATE_PACKETS = 50;
 
 /** Packets of one stream in sequence from one source that latch the call's media to it (a 60 ms probation). */
 const LEARN_PACKETS = 3;
-
-/** The call's expected media sources, without the IPv4-mapped prefix. */
-function expectedAddresses(media: CallMedia): readonly [string, string] {
-  const plain = (address: string): string => (address.startsWith('::ffff:') ? address.slice(7) : address);
-  return [plain(media.address), plain(media.signallingAddress)];
-}
 
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
@@ -92,8 +87,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private lastVoiceAt = 0;
   /** `strangersDropped`: packets from addresses the call did not name, dropped unread. */
   readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0, strangersDropped: 0 };
-  /** The addresses media is taken from: the SDP's and the signalling's (see {@link expectedSource}). */
-  private expected: readonly [string, string];
+  /** The addresses media is taken from: the SDP's and the signalling's. */
+  private readonly expected: ExpectedSources;
   /** The stream being learned before the media latches (see {@link learn}). */
   private readonly candidate = { address: '', port: 0, ssrc: -1, sequence: 0, count: 0 };
   private rtcp!: RtcpSession;
@@ -111,7 +106,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.media = media;
     this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
     this.rtcpRemote = media.rtcp;
-    this.expected = expectedAddresses(media);
+    this.expected = new ExpectedSources(media.address, media.signallingAddress);
     this.setUpCodec();
     ports.rtp.on('message', (data, from) => this.receive(data, from));
     ports.rtcp.on('message', (data, from) => this.receiveRtcp(data, from));
@@ -132,8 +127,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
-    this.expected = expectedAddresses(media);
-    if (!this.remote.latched || !this.expectedSource(this.remote.address)) {
+    this.expected.set(media.address, media.signallingAddress);
+    if (!this.remote.latched || !this.expected.has(this.remote.address)) {
       // A new address (a re-INVITE that moves the media): learned afresh.
       this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
       this.rtcpRemote = media.rtcp;
@@ -245,16 +240,6 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   }
 
   /**
-   * Strict source: only the SDP's address and the signalling's address may send the call's
-   * media; two string comparisons, no allocation (a dual-stack socket reports an IPv4 sender
-   * as `::ffff:a.b.c.d`, compared without the prefix only then).
-   */
-  private expectedSource(address: string): boolean {
-    if (address === this.expected[0] || address === this.expected[1]) return true;
-    return address.startsWith('::ffff:') && (address.slice(7) === this.expected[0] || address.slice(7) === this.expected[1]);
-  }
-
-  /**
    * Learning, before the media is latched: a source latches once it has sent
    * {@link LEARN_PACKETS} packets of one stream in sequence (a strict-RTP probation), so a
    * single packet, or a spray of unrelated ones, never decides where the call's audio goes.
@@ -284,7 +269,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
 
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
     if (this.closed) return;
-    if (!this.expectedSource(from.address)) {
+    // Strict source: a packet from an address the call did not name is not read at all, so it
+    // can neither latch the media nor reach the caller's audio.
+    if (!this.expected.has(from.address)) {
       this.counters.strangersDropped += 1;
       return;
     }
@@ -329,7 +316,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    */
   private receiveRtcp(data: Buffer, from: dgram.RemoteInfo | null): void {
     if (this.closed) return;
-    if (from && !this.expectedSource(from.address)) {
+    if (from && !this.expected.has(from.address)) {
       this.counters.strangersDropped += 1;
       return;
     }
