@@ -7,7 +7,7 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { AppServices } from '../http/services.js';
+import type { AppServices } from '../api/services.js';
 import type { RealtimeContext } from './frame-channel.js';
 import { KeyWatch } from './key-watch.js';
 import { REALTIME_SUBPROTOCOL } from './realtime-key.js';

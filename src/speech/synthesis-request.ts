@@ -4,7 +4,7 @@ import { DEFAULT_MODEL, LIMITS, type ModelId, type OutputMode } from '../catalog
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
 import { DEFAULT_VOICE, findVoice } from '../catalog/voices.js';
 import { ApiError } from '../errors.js';
-import type { SynthesisRequestBody } from '../http/schemas.js';
+import type { SynthesisRequestBody } from '../api/schemas.js';
 import { shortestSpeechSeconds } from './speech-length.js';
 import { isMarkup, MarkupError, parseMarkup, plainTextDocument, type ParsedSpeech } from './markup-parser.js';
 

@@ -4,9 +4,9 @@ import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { KeyService } from '../../src/auth/key-service.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { Admission, httpLimits, realtimeLimits } from '../../src/http/admission.js';
-import { buildApp } from '../../src/http/app.js';
-import type { AppServices } from '../../src/http/services.js';
+import { Admission, httpLimits, realtimeLimits } from '../../src/api/admission.js';
+import { buildApp } from '../../src/app.js';
+import type { AppServices } from '../../src/api/services.js';
 import { createServices, startEngines } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 

@@ -219,7 +219,7 @@ function encodeVectorFst(states: FstState[], start: number): Buffer {
  */
 function wordLoopFst(words: Array<[number, number]>): FstState[] {
   const k = TINY_VOSK_MIN_WORD_FRAMES;
-  const S0 = 0;
+  // State 0 (S0) is the start; the arcs below name it by number.
   const SIL = 1;
   const w = (i: number): number => 1 + i; // W1..Wk = states 2..k+1
   const enterWord = words.map(([id, cost]) => ({ ilabel: TID_SPEECH_FWD, olabel: id, weight: cost, nextstate: w(1) }));

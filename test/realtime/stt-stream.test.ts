@@ -7,7 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { concatPcm } from '../../src/audio/pcm.js';
-import { REALTIME_FRAMES } from '../../src/realtime/asyncapi.js';
+import { REALTIME_FRAMES } from '../../src/api/asyncapi.js';
 import { silencePcm } from '../helpers/speech-audio.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { connect, opened, TestSocket } from '../helpers/ws-client.js';

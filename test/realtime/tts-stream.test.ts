@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
-import { REALTIME_FRAMES } from '../../src/realtime/asyncapi.js';
+import { REALTIME_FRAMES } from '../../src/api/asyncapi.js';
 import { CUT_OFF_GRACE_MS, SLOW_READER_TIMEOUT_MS } from '../../src/realtime/frame-channel.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { connect, opened, TestSocket } from '../helpers/ws-client.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { asyncApiDocument } from '../../realtime/asyncapi.js';
-import { capabilitiesView, INTERFACE_VERSION, voicesView } from '../capabilities-view.js';
-import { ErrorBodySchema } from '../schemas.js';
-import type { AppServices } from '../services.js';
+import { asyncApiDocument } from '../../api/asyncapi.js';
+import { capabilitiesView, INTERFACE_VERSION, voicesView } from '../../api/capabilities-view.js';
+import { ErrorBodySchema } from '../../api/schemas.js';
+import type { AppServices } from '../../api/services.js';
 
 /** A Host header that is a host name or address with an optional port, and nothing else. */
 const PLAIN_HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;

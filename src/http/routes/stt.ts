@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
 import { parseLanguageCandidates, parseVocabulary } from '../../speech/recognition-request.js';
 import { enginesFor, recognizeLive } from '../../speech/live-recognition.js';
 import { decodeRecording, recognizeBatch } from '../../speech/recognition-service.js';
 import { readRecognitionForm } from '../recognition-form.js';
-import { ErrorBodySchema, RecognitionFormSchema, TranscriptSchema } from '../schemas.js';
-import { takeRequestSlot } from '../request-context.js';
-import type { AppServices } from '../services.js';
+import { ErrorBodySchema, RecognitionFormSchema, TranscriptSchema } from '../../api/schemas.js';
+import { takeRequestSlot } from '../../api/request-context.js';
+import type { AppServices } from '../../api/services.js';
 
 /** `POST /v1/stt`: batch recognition of an uploaded recording (spec 4.5). */
 export function registerSttRoutes(app: FastifyInstance, services: AppServices): void {

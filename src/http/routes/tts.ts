@@ -4,8 +4,8 @@ import { LIMITS } from '../../catalog/limits.js';
 import { shortestSpeechSeconds } from '../../speech/speech-length.js';
 import { audioTooLong, planSynthesis } from '../../speech/synthesis-request.js';
 import { synthesizeBatch, type SynthesisOutcome } from '../../speech/synthesis-service.js';
-import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, SynthesisResultSchema, type SynthesisRequestBody } from '../schemas.js';
-import type { AppServices } from '../services.js';
+import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, SynthesisResultSchema, type SynthesisRequestBody } from '../../api/schemas.js';
+import type { AppServices } from '../../api/services.js';
 
 /** Largest JSON body of a synthesis request: 8000 characters of up to 4 UTF-8 bytes, plus fields. */
 const SYNTHESIS_BODY_LIMIT = 64 * 1024;

@@ -2,7 +2,7 @@
  * DTMF as RFC 4733 telephone events: the packets that send a key press, and a receiver that
  * turns the stream of event packets (repeats, three end packets, losses) into one digit per press.
  */
-import type { PacedFrame, PacedStream } from './paced-stream.js';
+import type { PacedFrame } from './paced-stream.js';
 import type { RtpPacket } from './rtp-packet.js';
 
 /** The sixteen keys in event-code order (RFC 4733 3.2: 0–9, `*` = 10, `#` = 11, A–D = 12–15). */

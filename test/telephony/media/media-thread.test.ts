@@ -286,7 +286,7 @@ describe('the media thread', () => {
   }, 15_000);
 
   it('tells how punctual its pacer was, and starts the figures afresh on request', async () => {
-    await onChannel(async (channel, far) => {
+    await onChannel(async () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const stats = await thread.pacingStats(true);
       expect(stats.ticks).toBeGreaterThan(5);

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SipDialog } from '../../../src/telephony/sip/sip-dialog.js';
 import { SipEndpoint } from '../../../src/telephony/sip/sip-endpoint.js';
-import type { SipMessage, SipResponse, SipRequest } from '../../../src/telephony/sip/sip-message.js';
+import type { SipResponse, SipRequest } from '../../../src/telephony/sip/sip-message.js';
 import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
 
 const TIMERS = { t1Ms: 40, t2Ms: 320, t4Ms: 200 };

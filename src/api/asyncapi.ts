@@ -4,7 +4,7 @@
  * takes the synthesis request's own schema, so the two cannot drift apart.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { SynthesisRequestSchema } from '../http/schemas.js';
+import { SynthesisRequestSchema } from './schemas.js';
 
 const WordSchema = Type.Object({ w: Type.String(), start: Type.Number(), end: Type.Number(), conf: Type.Number({ minimum: 0, maximum: 1 }) });
 const ErrorBody = { code: Type.String(), message: Type.String(), detail: Type.Union([Type.String(), Type.Null()]), request_id: Type.String() };

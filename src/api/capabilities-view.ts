@@ -6,7 +6,7 @@ import { DEFAULT_MODEL, LIMITS, MODELS, OUTPUTS, SANDBOX_CHARACTERS_PER_SECOND }
 import { DEFAULT_VOICE, VOICES } from '../catalog/voices.js';
 import { errorCatalog } from '../errors.js';
 import type { AppServices } from './services.js';
-import { REALTIME_FRAMES } from '../realtime/asyncapi.js';
+import { REALTIME_FRAMES } from './asyncapi.js';
 
 /** Version of the interface description this service implements (spec 9). */
 export const INTERFACE_VERSION = '1.5.0';
