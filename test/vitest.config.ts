@@ -1,12 +1,35 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that open no socket and start no process, engine or worker: pure functions and small
+ * stateful stages. `npm run test:unit` runs them alone, in seconds; everything else is the
+ * `integration` project (real sockets, engines, SIPp, baresip). `npm test` runs both.
+ */
+const UNIT = [
+  'test/audio/g711.test.ts',
+  'test/auth/**/*.test.ts',
+  'test/config.test.ts',
+  'test/dialplan/**/*.test.ts',
+  'test/engine/{dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
+  'test/speech/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/telephony/call/listen-*.test.ts',
+  'test/telephony/media/{audio-batch,frame-encoder,message-batch}.test.ts',
+  'test/telephony/rtp/**/*.test.ts',
+  'test/telephony/sdp/**/*.test.ts',
+  'test/telephony/sip/{call-admission,sip-parser}.test.ts',
+];
+
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: UNIT } },
+    ],
   },
 });
