@@ -4,6 +4,7 @@
  * JSON Schema here is what the loader checks every file against at start.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { DIALPLAN_DEFAULTS as D } from './dialplan-defaults.js';
 
 const Voice = {
   voice: Type.Optional(Type.String({ minLength: 1, description: 'catalog voice id (default: the route voice)' })),
@@ -20,7 +21,7 @@ const SayStep = Type.Object(
       {
         text: Type.String({ minLength: 1, maxLength: 5000, description: 'plain text or a <speak> document; {{heard}}, {{digits}}, {{caller}}, {{called}} are filled in' }),
         ...Voice,
-        barge_in: Type.Optional(Type.Boolean({ description: 'caller speech or a key stops the prompt (default true)' })),
+        barge_in: Type.Optional(Type.Boolean({ description: `caller speech or a key stops the prompt (default ${D.say.barge_in})` })),
       },
       { additionalProperties: false },
     ),
@@ -33,14 +34,14 @@ const ListenStep = Type.Object(
     id: Type.Optional(Type.String()),
     listen: Type.Object(
       {
-        speech: Type.Optional(Type.Boolean({ description: 'listen for speech (default true)' })),
-        dtmf: Type.Optional(Type.Boolean({ description: 'listen for keys (default true)' })),
+        speech: Type.Optional(Type.Boolean({ description: `listen for speech (default ${D.listen.speech})` })),
+        dtmf: Type.Optional(Type.Boolean({ description: `listen for keys (default ${D.listen.dtmf})` })),
         language: Type.Optional(Type.String({ minLength: 2 })),
         vocabulary: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 200 })),
-        timeout_ms: Type.Optional(Type.Integer({ minimum: 500, maximum: 60_000, description: 'no speech or key for this long ends the step (default 5000)' })),
-        max_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000, description: 'the longest the step listens (default 15000)' })),
-        max_digits: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'keys that end the step (default 1)' })),
-        end_silence_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 5000, description: 'silence after speech that ends the caller\'s turn (default 240)' })),
+        timeout_ms: Type.Optional(Type.Integer({ minimum: 500, maximum: 60_000, description: `no speech or key for this long ends the step (default ${D.listen.timeout_ms})` })),
+        max_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000, description: `the longest the step listens (default ${D.listen.max_ms})` })),
+        max_digits: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: `keys that end the step (default ${D.listen.max_digits})` })),
+        end_silence_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 5000, description: `silence after speech that ends the caller's turn (default ${D.listen.end_silence_ms})` })),
       },
       { additionalProperties: false },
     ),
@@ -57,11 +58,11 @@ export const DialplanStepSchema = Type.Union([AnswerStep, SayStep, ListenStep, H
 export const DialplanRouteSchema = Type.Object(
   {
     number: Type.String({ pattern: '^(\\*|\\+?[0-9A-Za-z._-]+\\*?)$', description: 'called number: exact, a prefix ending in *, or * for any' }),
-    engines: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('synthetic')], { description: 'live engines, or the synthetic ones (load tests) (default live)' })),
+    engines: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('synthetic')], { description: `live engines, or the synthetic ones (load tests) (default ${D.route.engines})` })),
     language: Type.String({ minLength: 2 }),
     voice: Type.String({ minLength: 1 }),
     dialect: Type.Optional(Type.String({ minLength: 1 })),
-    max_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'how often goto may jump back in one call (default 20)' })),
+    max_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `how often goto may jump back in one call (default ${D.route.max_turns})` })),
     steps: Type.Array(DialplanStepSchema, { minItems: 1, maxItems: 200 }),
   },
   { additionalProperties: false },

@@ -7,8 +7,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../../engine/registry.js';
-import { stepKind, type LoadedRoute } from '../../dialplan/dialplan-loader.js';
-import type { DialplanStep } from '../../dialplan/dialplan-schema.js';
+import { DIALPLAN_DEFAULTS } from '../../dialplan/dialplan-defaults.js';
+import type { LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import type { CallMedia } from '../media/media-protocol.js';
 import { buildAnswer, type Answer } from '../sdp/build-answer.js';
@@ -19,7 +19,7 @@ import { parseOffer } from '../sdp/parse-offer.js';
 import type { RemoteDescription } from '../sdp/remote-description.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
-import { listenForCaller, speakPrompt, type ListenOutcome } from './call-turns.js';
+import { runStep, type StepContext } from './steps/index.js';
 import type { CallCodec } from '../telephony-config.js';
 
 /** What a call reports as it goes. */
@@ -110,21 +110,22 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return this.controller.signal;
   }
 
-  /** Runs the route's steps until a hangup, the last step, or the caller leaving. */
+  /** Runs the route's steps until a hangup, the last step, the turn limit, or the caller leaving. */
   async run(): Promise<void> {
     const steps = this.route.steps;
+    const maxTurns = this.route.max_turns ?? DIALPLAN_DEFAULTS.route.max_turns;
+    const context = this.stepContext();
     let turns = 0;
     try {
       for (let index = 0; index < steps.length && !this.signal.aborted && !this.dialog.ended; index++) {
-        const step = steps[index]!;
-        if ('goto' in step) {
+        const outcome = await runStep(steps[index]!, context);
+        if (outcome.next === 'end') break;
+        if (outcome.next === 'goto') {
           turns += 1;
-          if (turns > (this.route.max_turns ?? 20)) break;
-          index = steps.findIndex((candidate) => candidate.id === step.goto) - 1;
-          continue;
+          if (turns > maxTurns) break;
+          // The loader checked that every goto names a step of its route.
+          index = steps.findIndex((candidate) => candidate.id === outcome.target) - 1;
         }
-        if (stepKind(step) === 'hangup') break;
-        await this.runStep(step);
       }
     } catch (error) {
       if (!this.signal.aborted) this.logger.error({ err: error }, 'call step failed');
@@ -133,64 +134,34 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
   }
 
-  private async runStep(step: DialplanStep): Promise<void> {
-    if ('answer' in step) {
-      await this.answer();
-    } else if ('say' in step) {
-      const media = await this.earlyMedia();
-      const started = performance.now();
-      const outcome = await speakPrompt(
-        media,
-        this.services.engines,
-        this.route.engines ?? 'live',
-        {
-          text: this.fill(step.say.text),
-          voice: step.say.voice ?? this.route.voice,
-          language: step.say.language ?? this.route.language,
-          ...(step.say.dialect ?? this.route.dialect ? { dialect: (step.say.dialect ?? this.route.dialect)! } : {}),
-          bargeIn: step.say.barge_in ?? true,
-        },
-        this.signal,
-      );
-      this.ttsSeconds += outcome.synthesisedSeconds;
-      const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
-      const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
-      if (heardLast > 0 && firstPacket > 0 && heardLast < started) {
-        const latency = firstPacket - heardLast;
-        this.logger.info({ turnLatencyMs: Math.round(latency) }, 'turn');
-        this.emit('turn-latency', latency);
-      }
-      if (outcome.interrupted) {
-        this.logger.info({ heardSeconds: outcome.playedSeconds }, 'barge-in');
-        this.emit('barge-in', outcome.playedSeconds);
-      }
-    } else if ('listen' in step) {
-      const media = await this.earlyMedia();
-      const listen = step.listen;
-      const outcome: ListenOutcome = await listenForCaller(
-        media,
-        this.services.engines,
-        this.route.engines ?? 'live',
-        {
-          speech: listen.speech ?? true,
-          dtmf: listen.dtmf ?? true,
-          language: listen.language ?? this.route.language,
-          vocabulary: listen.vocabulary ?? [],
-          timeoutMs: listen.timeout_ms ?? 5000,
-          maxMs: listen.max_ms ?? 15_000,
-          maxDigits: listen.max_digits ?? 1,
-          ...(listen.end_silence_ms === undefined ? {} : { endSilenceMs: listen.end_silence_ms }),
-          preroll: this.preroll.take(),
-        },
-        this.signal,
-      );
-      if (outcome.recogniserBusy) this.logger.warn({ language: listen.language ?? this.route.language }, listen.dtmf === false ? 'no recogniser free: the listen step was skipped' : 'no recogniser free: the listen step took keys only');
-      this.sttSeconds += outcome.audioSeconds;
-      this.vars['heard'] = outcome.heard || outcome.digits;
-      this.vars['digits'] = outcome.digits;
-      this.logger.info({ heard: outcome.heard, digits: outcome.digits, reason: outcome.reason }, 'listened');
-      if (outcome.heard) this.emit('transcript', outcome.heard);
-    }
+  /** The call as its steps see it (steps/step-context.ts). */
+  private stepContext(): StepContext {
+    return {
+      route: this.route,
+      services: this.services,
+      signal: this.signal,
+      logger: this.logger,
+      vars: this.vars,
+      answer: () => this.answer(),
+      earlyMedia: () => this.earlyMedia(),
+      fill: (text) => this.fill(text),
+      takePreroll: () => this.preroll.take(),
+      meter: ({ ttsSeconds = 0, sttSeconds = 0 }) => {
+        this.ttsSeconds += ttsSeconds;
+        this.sttSeconds += sttSeconds;
+      },
+      report: (event) => {
+        if ('turnLatencyMs' in event) {
+          this.logger.info({ turnLatencyMs: Math.round(event.turnLatencyMs) }, 'turn');
+          this.emit('turn-latency', event.turnLatencyMs);
+        } else if ('bargeInHeardSeconds' in event) {
+          this.logger.info({ heardSeconds: event.bargeInHeardSeconds }, 'barge-in');
+          this.emit('barge-in', event.bargeInHeardSeconds);
+        } else {
+          this.emit('transcript', event.transcript);
+        }
+      },
+    };
   }
 
   /** Fills `{{name}}` placeholders; values are escaped inside markup. */

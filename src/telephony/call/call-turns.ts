@@ -11,6 +11,7 @@ import { SynthesisSession } from '../../speech/synthesis-service.js';
 import { RecognitionSession } from '../../speech/recognition-session.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
+import { DIALPLAN_DEFAULTS } from '../../dialplan/dialplan-defaults.js';
 
 /** Which engines a route uses: the live ones, or the synthetic ones (load tests, sandboxes). */
 export type RouteEngines = 'live' | 'synthetic';
@@ -129,13 +130,10 @@ export interface ListenRequest {
 }
 
 /**
- * The silence that ends a caller's turn unless the listen step sets its own: twelve 20 ms
- * frames. A phone dialogue should answer within a breath: with it the reply's first packet came
- * p50 270–276 ms after the caller stopped (calls bench, eSpeak NG and pocketsphinx), against
- * 540–551 ms with the 500 ms the realtime API's recognisers wait, which suits free speech, where
- * a caller pauses mid-sentence.
+ * The silence that ends a caller's turn unless the listen step sets its own (the dialplan
+ * default; why 240 ms: `DIALPLAN_DEFAULTS.listen.end_silence_ms`).
  */
-export const LISTEN_END_SILENCE_MS = 240;
+export const LISTEN_END_SILENCE_MS: number = DIALPLAN_DEFAULTS.listen.end_silence_ms;
 
 /**
  * Listens until the caller has said something (a final transcript), pressed enough keys, said
