@@ -1,9 +1,10 @@
 /**
- * A scripted SIP peer for tests: one UDP or TCP socket, requests written as text, every
+ * A scripted SIP peer for tests: one UDP, TCP or TLS socket, requests written as text, every
  * message it receives parsed and kept, and waits for the next that matches.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
+import tls from 'node:tls';
 import type { SipMessage } from '../../src/telephony/sip/sip-message.js';
 import { parseSipMessage } from '../../src/telephony/sip/sip-parser.js';
 import { SipStreamFramer } from '../../src/telephony/sip/sip-stream-framer.js';
@@ -29,6 +30,20 @@ export class Peer {
   static async tcp(target: number, from = '127.0.0.1'): Promise<Peer & { close(): void }> {
     const socket = net.connect({ port: target, host: '127.0.0.1', localAddress: from });
     await new Promise<void>((resolve) => socket.once('connect', resolve));
+    return Peer.stream(socket);
+  }
+
+  /** Over TLS, trusting any certificate (tests use a self-signed one). */
+  static async tls(target: number, from = '127.0.0.1'): Promise<Peer & { close(): void }> {
+    const socket = tls.connect({ socket: net.connect({ port: target, host: '127.0.0.1', localAddress: from }), rejectUnauthorized: false });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', resolve);
+      socket.once('error', reject);
+    });
+    return Peer.stream(socket);
+  }
+
+  private static stream(socket: net.Socket): Peer & { close(): void } {
     const peer = new Peer((text) => socket.write(text)) as Peer & { close(): void };
     peer.port = socket.localPort!;
     const framer = new SipStreamFramer();

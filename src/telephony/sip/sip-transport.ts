@@ -3,6 +3,8 @@
  * certificate is configured, one TLS listener, all on the same address. Received bytes are
  * parsed (datagrams whole, streams cut at Content-Length) and handed up with where they came
  * from; responses to a stream request go back over its connection (RFC 3261 section 18.2.2).
+ * Stream connections are admitted at accept (allow-list, per-source limit), before a byte is
+ * read or a TLS handshake is spent, and must bring every message whole within a deadline.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -10,6 +12,7 @@ import tls from 'node:tls';
 import type { Logger } from 'pino';
 import { parseSipMessage, type ParseResult } from './sip-parser.js';
 import { SipStreamFramer } from './sip-stream-framer.js';
+import { StreamAdmission } from './stream-admission.js';
 
 export type TransportName = 'UDP' | 'TCP' | 'TLS';
 
@@ -46,23 +49,39 @@ export interface SipTransportOptions {
 const peerKey = (peer: SipPeer): string => `${peer.transport}|${peer.address}|${peer.port}`;
 
 /** Defaults of the stream limits (see {@link SipTransportOptions}). */
-export const STREAM_DEFAULTS = { maxConnections: 1024, maxConnectionsPerSource: 16, idleTimeoutMs: 10 * 60_000, messageDeadlineMs: 10_000 } as const;
+export const STREAM_DEFAULTS = {
+  /** Node's listener cap; with the per-source limit, no one source can take them all. */
+  maxConnections: 1024,
+  /** A trunk or proxy reuses one or two connections; 16 leaves room for restarts and pools. */
+  maxConnectionsPerSource: 16,
+  /** A kept-alive connection between calls may be quiet for long; ten minutes of nothing ends it. */
+  idleTimeoutMs: 10 * 60_000,
+  /**
+   * A SIP message is at most 64 KiB and a real peer writes it at once; ten seconds covers a
+   * slow TLS handshake and a congested link, and is short enough that trickled bytes cannot
+   * hoard connections.
+   */
+  messageDeadlineMs: 10_000,
+} as const;
 
 /** Listeners and connections of one SIP endpoint. */
 export class SipTransport {
   private udp: dgram.Socket | null = null;
   private tcp: net.Server | null = null;
-  private tlsServer: tls.Server | null = null;
+  /** The TLS port's listener: plain TCP, so that admission comes before the handshake. */
+  private tlsServer: net.Server | null = null;
+  private secureContext: tls.SecureContext | null = null;
   private readonly connections = new Map<string, net.Socket>();
-  /** Accepted stream connections open now, per source address. */
-  private readonly acceptedBySource = new Map<string, number>();
+  private readonly admission: StreamAdmission;
   private handler: (result: ParseResult, peer: SipPeer) => void = () => {};
   /** Bound address and ports. */
   udpPort = 0;
   tcpPort = 0;
   tlsPort: number | null = null;
 
-  constructor(private readonly options: SipTransportOptions) {}
+  constructor(private readonly options: SipTransportOptions) {
+    this.admission = new StreamAdmission(options.maxConnectionsPerSource ?? STREAM_DEFAULTS.maxConnectionsPerSource, options.allowSource);
+  }
 
   /** Receives every parsed (or refused) message with its sender. */
   onMessage(handler: (result: ParseResult, peer: SipPeer) => void): void {
@@ -92,7 +111,8 @@ export class SipTransport {
     this.tcp = net.createServer((socket) => this.accept(socket, 'TCP'));
     this.tcpPort = await this.listenStream(this.tcp, this.udpPort);
     if (this.options.tls) {
-      this.tlsServer = tls.createServer({ key: this.options.tls.key, cert: this.options.tls.cert }, (socket) => this.accept(socket, 'TLS'));
+      this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
+      this.tlsServer = net.createServer((socket) => this.accept(socket, 'TLS'));
       this.tlsPort = await this.listenStream(this.tlsServer, this.options.tls.port);
     }
   }
@@ -109,32 +129,27 @@ export class SipTransport {
     });
   }
 
+  /** Admits (or closes, unread) a new TCP connection; on the TLS port, then starts its handshake. */
   private accept(socket: net.Socket, transport: 'TCP' | 'TLS'): void {
     const address = socket.remoteAddress ?? '';
     const peer: SipPeer = { transport, address, port: socket.remotePort ?? 0 };
-    if (this.options.allowSource && !this.options.allowSource(address)) {
-      this.options.logger.debug({ peer }, 'SIP stream connection from outside the allow-list closed');
+    const refusal = this.admission.admit(socket, address);
+    if (refusal) {
+      // Strangers are expected noise; a friend over its limit is worth a warning.
+      const level = refusal === 'outside the allow-list' ? 'debug' : 'warn';
+      this.options.logger[level]({ peer, open: this.admission.openFrom(address) }, `SIP stream connection ${refusal} closed`);
       socket.destroy();
       return;
     }
-    const open = this.acceptedBySource.get(address) ?? 0;
-    if (open >= (this.options.maxConnectionsPerSource ?? STREAM_DEFAULTS.maxConnectionsPerSource)) {
-      this.options.logger.warn({ peer, open }, 'SIP stream connection over the per-source limit closed');
-      socket.destroy();
-      return;
-    }
-    this.acceptedBySource.set(address, open + 1);
-    socket.once('close', () => {
-      const left = (this.acceptedBySource.get(address) ?? 1) - 1;
-      if (left === 0) this.acceptedBySource.delete(address);
-      else this.acceptedBySource.set(address, left);
-    });
-    this.track(peer, socket, true);
+    if (transport === 'TCP') return this.track(peer, socket, true);
+    const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: this.secureContext! });
+    this.track(peer, secure, true);
   }
 
   /**
    * Reads messages from a stream connection and remembers it for responses. An accepted
-   * connection must bring its first message within the message deadline; on any connection a
+   * connection must bring its first message within the message deadline (a TLS handshake
+   * included, as the clock starts at accept); on any connection a
    * message once begun must be complete within it. The idle timeout alone would restart with
    * every byte, so a peer trickling one byte at a time could hold the connection for ever.
    */
