@@ -1,16 +1,19 @@
 /**
  * The embedded SIP endpoint: transports, transactions and dialogs of a gateway that answers
- * calls (a UAS). It answers OPTIONS, checks every INVITE against the admission policy (who may
- * call, how many calls) before any work, hands admitted calls to the application as
- * {@link SipDialog}s, and routes CANCEL, ACK and in-dialog requests to them. Malformed
- * requests get 400 when they can be answered at all and are dropped otherwise.
+ * calls (a UAS). Sources outside the allow-list get one stateless 403 (or nothing). It answers
+ * OPTIONS and whatever it refuses at once statelessly, so that they leave no state behind,
+ * checks every INVITE against the admission policy (who may call, how many calls) before any
+ * work, hands admitted calls to the application as {@link SipDialog}s, and routes CANCEL, ACK
+ * and in-dialog requests to them. Malformed requests get 400 when they can be answered at all
+ * and are dropped otherwise. The transaction table is bounded; beyond it requests get 503.
  */
 import type { Logger } from 'pino';
 import { newTag, parseSipUri, parseVia, sipHost } from './sip-headers.js';
 import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
 import type { ParseResult } from './sip-parser.js';
 import { ALLOW, SipDialog, type DialogHost } from './sip-dialog.js';
-import { buildResponse, ClientTransaction, DEFAULT_TIMERS, responsePeer, serverTransactionKey, ServerTransaction, type SipTimers } from './sip-transactions.js';
+import { buildResponse, ClientTransaction, DEFAULT_TIMERS, serverTransactionKey, ServerTransaction, type SipTimers } from './sip-transactions.js';
+import { StatelessResponder, type StatelessAnswer } from './stateless-responder.js';
 import { SipTransport, type SipPeer, type SipTransportOptions } from './sip-transport.js';
 
 /** A refusal of a new call: status and extra headers (`Retry-After`, `WWW-Authenticate`). */
@@ -28,6 +31,7 @@ export type AdmissionPolicy = (invite: SipRequest, source: SipPeer) => CallRefus
 /** What a request from a source outside the allow-list gets: one 403, or nothing at all. */
 export type StrangerPolicy = '403' | 'drop';
 
+/** Listening options, timers and policies of a {@link SipEndpoint}. */
 export interface SipEndpointOptions extends Omit<SipTransportOptions, 'logger'> {
   readonly logger: Logger;
   readonly timers?: SipTimers;
@@ -44,23 +48,39 @@ export interface SipEndpointOptions extends Omit<SipTransportOptions, 'logger'> 
   readonly product?: string;
 }
 
-/** Server transactions kept at once by default: far above what 200 calls need. */
+/**
+ * Server transactions kept at once by default. Each lives up to 64 × T1 (32 s) after its
+ * answer, so this allows some 300 new calls or in-call requests a second, far above what 200
+ * calls need, while a full table stays near 25 MB (measured: about 2.6 KB a transaction).
+ */
 export const DEFAULT_MAX_SERVER_TRANSACTIONS = 10_000;
+
+/** Seconds a sender is asked to wait when the transaction table is full. */
+const FULL_TABLE_RETRY_AFTER_S = 5;
+
+/** A final answer sent at once and statelessly. */
+interface ImmediateAnswer extends StatelessAnswer {
+  readonly status: number;
+}
 
 /** A SIP user agent server for incoming calls. */
 export class SipEndpoint implements DialogHost {
   readonly timers: SipTimers;
   private readonly transport: SipTransport;
+  private readonly stateless: StatelessResponder;
   private readonly serverTransactions = new Map<string, ServerTransaction>();
   private readonly clientTransactions = new Map<string, ClientTransaction>();
   private readonly dialogs = new Map<string, SipDialog>();
   private callHandler: (dialog: SipDialog) => void = (dialog) => dialog.reject(480);
+  /** Whether the last new request found the transaction table full. */
+  private tableFull = false;
   /** Requests from sources outside the allow-list, refused or dropped. */
   strangersRefused = 0;
 
   constructor(private readonly options: SipEndpointOptions) {
     this.timers = options.timers ?? DEFAULT_TIMERS;
     this.transport = new SipTransport(options);
+    this.stateless = new StatelessResponder(this.transport);
     this.transport.onMessage((result, peer) => this.receive(result, peer));
   }
 
@@ -135,15 +155,10 @@ export class SipEndpoint implements DialogHost {
     this.receiveRequest(message, peer);
   }
 
-  /** Sends a response without keeping a transaction: it is sent once, never retransmitted. */
-  private respondStatelessly(request: SipRequest, status: number, peer: SipPeer, options: Parameters<typeof buildResponse>[3] = {}): void {
-    this.transport.send(serializeMessage(buildResponse(request, status, peer, options)), responsePeer(request, peer));
-  }
-
   private receiveRequest(request: SipRequest, peer: SipPeer): void {
     if (this.options.allowSource && !this.options.allowSource(peer.address)) {
       this.strangersRefused += 1;
-      if (this.options.strangers !== 'drop' && request.method !== 'ACK') this.respondStatelessly(request, 403, peer, { toTag: newTag() });
+      if (this.options.strangers !== 'drop' && request.method !== 'ACK') this.stateless.respond(request, 403, peer);
       return;
     }
     const key = serverTransactionKey(request);
@@ -158,42 +173,54 @@ export class SipEndpoint implements DialogHost {
       this.dialogFor(request)?.handleRequest(request, null);
       return;
     }
-    const inDialog = /;\s*tag=/i.test(request.headers.get('To') ?? '');
-    if (request.method === 'OPTIONS' && !inDialog) {
-      // Answered without a transaction: a retransmission is simply answered again, and a
-      // prober's (or a flood's) OPTIONS leave nothing behind for Timer J's 32 s.
-      this.respondStatelessly(request, 200, peer, { toTag: newTag(), headers: this.capabilityHeaders() });
+    const dialog = this.dialogFor(request);
+    const immediate = this.immediateAnswer(request, dialog);
+    if (immediate) {
+      this.stateless.respond(request, immediate.status, peer, immediate);
       return;
     }
     if (this.serverTransactions.size >= (this.options.maxServerTransactions ?? DEFAULT_MAX_SERVER_TRANSACTIONS)) {
-      this.options.logger.warn({ peer, transactions: this.serverTransactions.size }, 'SIP transaction table full: request refused with 503');
-      this.respondStatelessly(request, 503, peer, { toTag: newTag(), headers: [['Retry-After', '5']] });
+      // 503 with Retry-After rather than silence: silence makes a UDP sender retransmit ten
+      // times, more load just when there is too much; a 503 sends a trunk to its next gateway.
+      // Logged once per overload, not once per request of a flood.
+      if (!this.tableFull) this.options.logger.warn({ peer, transactions: this.serverTransactions.size }, 'SIP transaction table full: new requests refused with 503');
+      this.tableFull = true;
+      this.stateless.respond(request, 503, peer, { headers: [['Retry-After', String(FULL_TABLE_RETRY_AFTER_S)]] });
       return;
     }
+    this.tableFull = false;
     const transaction = new ServerTransaction(key, request, peer, this.transport, this.timers, (done) => this.serverTransactions.delete(done.key));
     this.serverTransactions.set(key, transaction);
-    const maxForwards = request.headers.get('Max-Forwards');
-    if (maxForwards !== undefined && Number(maxForwards.trim()) === 0 && request.method !== 'OPTIONS') {
-      transaction.respond(buildResponse(request, 483, peer));
-      return;
-    }
     if (request.method === 'CANCEL') return this.cancel(request, transaction);
-    if (inDialog) {
-      const dialog = this.dialogFor(request);
-      if (dialog) dialog.handleRequest(request, transaction);
-      else transaction.respond(buildResponse(request, 481, peer));
-      return;
+    if (dialog) return dialog.handleRequest(request, transaction);
+    return this.invite(request, transaction);
+  }
+
+  /**
+   * The answer of a request that is final at once and changes nothing, sent without a
+   * transaction; null for one that needs a transaction (INVITE, CANCEL of a pending INVITE,
+   * a request inside a call).
+   */
+  private immediateAnswer(request: SipRequest, dialog: SipDialog | undefined): ImmediateAnswer | null {
+    const maxForwards = request.headers.get('Max-Forwards');
+    if (maxForwards !== undefined && Number(maxForwards.trim()) === 0 && request.method !== 'OPTIONS') return { status: 483 };
+    if (request.method === 'CANCEL') {
+      const inviteKey = serverTransactionKey({ ...request, method: 'INVITE' });
+      return inviteKey && this.serverTransactions.has(inviteKey) ? null : { status: 481 };
     }
+    if (/;\s*tag=/i.test(request.headers.get('To') ?? '')) return dialog ? null : { status: 481 };
     switch (request.method) {
       case 'INVITE':
-        return this.invite(request, transaction);
+        return null;
+      case 'OPTIONS':
+        // Out of a call only: a prober's (or a flood's) OPTIONS leave nothing behind for 32 s.
+        return { status: 200, headers: this.capabilityHeaders() };
       case 'BYE':
       case 'INFO':
       case 'UPDATE':
-        transaction.respond(buildResponse(request, 481, peer));
-        return;
+        return { status: 481 };
       default:
-        transaction.respond(buildResponse(request, 405, peer, { headers: [['Allow', ALLOW]] }));
+        return { status: 405, headers: [['Allow', ALLOW]] };
     }
   }
 
@@ -220,15 +247,11 @@ export class SipEndpoint implements DialogHost {
     this.callHandler(dialog);
   }
 
+  /** A CANCEL whose INVITE is still pending (see {@link immediateAnswer}): 200, then the call is cancelled. */
   private cancel(request: SipRequest, transaction: ServerTransaction): void {
-    const inviteKey = serverTransactionKey({ ...request, method: 'INVITE' });
-    const invite = inviteKey ? this.serverTransactions.get(inviteKey) : undefined;
-    if (!invite) {
-      transaction.respond(buildResponse(request, 481, transaction.source));
-      return;
-    }
+    const invite = this.serverTransactions.get(serverTransactionKey({ ...request, method: 'INVITE' }) ?? '');
     transaction.respond(buildResponse(request, 200, transaction.source));
-    const dialog = [...this.dialogs.values()].find((candidate) => candidate.invite === invite.request);
+    const dialog = invite ? [...this.dialogs.values()].find((candidate) => candidate.invite === invite.request) : undefined;
     dialog?.cancelled();
   }
 
