@@ -5,51 +5,30 @@
  */
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResampler } from '../../src/audio/resampler.js';
-import { loadConfig } from '../../src/config.js';
-import { startEngines } from '../../src/server.js';
-import { TelephonyService } from '../../src/telephony/telephony-service.js';
+import type { TelephonyService } from '../../src/telephony/telephony-service.js';
 import { parseRtp, serializeRtp } from '../../src/telephony/rtp/rtp-packet.js';
 import type { SipResponse } from '../../src/telephony/sip/sip-message.js';
-import type { EngineRegistry } from '../../engine/registry.js';
 import { Peer, response, sipRequest } from '../helpers/sip-peer.js';
+import { anyNumberDialplan, startTelephony, type StartedTelephony } from './started-telephony.js';
 
-const DIALPLAN = `name: garbage
-routes:
-  - number: "*"
-    engines: synthetic
-    language: en
-    voice: jonas
-    steps:
-      - answer: {}
+const DIALPLAN = anyNumberDialplan(`      - answer: {}
       - say:
           text: This prompt runs long enough to be sending audio while garbage arrives, it goes on and on for several seconds.
           barge_in: false
       - hangup: {}
-`;
+`);
 
+let started: StartedTelephony;
 let service: TelephonyService;
-let engines: EngineRegistry;
-let dir: string;
 
 beforeAll(async () => {
   await loadResampler();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'garbage-'));
-  await fs.writeFile(path.join(dir, 'garbage.yaml'), DIALPLAN);
-  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_DIALPLANS_DIR: dir, SPRACHROHR_RTP_PORTS: '31100-31199' });
-  engines = await startEngines(config);
-  service = await TelephonyService.start(config.telephony, engines, pino({ level: 'silent' }));
+  started = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '31100-31199' });
+  service = started.service;
 }, 60_000);
-afterAll(async () => {
-  await service?.close();
-  await engines?.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => started?.close());
 
 async function spray(port: number, datagrams: Buffer[]): Promise<void> {
   const socket = dgram.createSocket('udp4');

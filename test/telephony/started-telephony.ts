@@ -1,0 +1,50 @@
+/**
+ * A telephony service started the way the process starts it (configuration from variables,
+ * engines, dialplans from a folder) on one dialplan of the test's, without speech engines of
+ * its own and on a free SIP port, with the teardown that closes all of it.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import type { Env } from '../../src/config-values.js';
+import { startEngines } from '../../src/server.js';
+import { TelephonyService } from '../../src/telephony/telephony-service.js';
+
+/**
+ * A dialplan whose one route takes every number with the synthetic engines; `steps` is its
+ * YAML list of steps, indented by six spaces.
+ */
+export function anyNumberDialplan(steps: string): string {
+  return ['name: test', 'routes:', '  - number: "*"', '    engines: synthetic', '    language: en', '    voice: jonas', '    steps:', steps].join('\n');
+}
+
+/** A running service and how to stop it. */
+export interface StartedTelephony {
+  readonly service: TelephonyService;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a service with `dialplan` (YAML) as its only dialplan; `env` adds or overrides
+ * variables (give every test its own `SPRACHROHR_RTP_PORTS` range: files run in parallel).
+ */
+export async function startTelephony(dialplan: string, env: Env): Promise<StartedTelephony> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
+  await fs.writeFile(path.join(dir, 'test.yaml'), dialplan);
+  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_DIALPLANS_DIR: dir, ...env });
+  const engines = await startEngines(config);
+  const service = await TelephonyService.start(config.telephony, engines, pino({ level: 'silent' })).catch(async (error: unknown) => {
+    await engines.close();
+    throw error;
+  });
+  return {
+    service,
+    close: async () => {
+      await service.close();
+      await engines.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
