@@ -1,7 +1,7 @@
 /**
  * Installed recognition models: one folder per model under the models folder, described by
  * `sprachrohr-model.json`. `sprachrohr models pull` writes the description for the models it
- * downloads; operators who unpack a model themselves write it by hand (README, "Models").
+ * downloads; operators who unpack a model themselves write it by hand (docs/models.md).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -137,7 +137,7 @@ export async function readManifest(folder: string): Promise<ModelManifest> {
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new ModelManifestError(`${folder}: ${MANIFEST_FILE} is missing (README, "Models", shows what it holds)`);
+    throw new ModelManifestError(`${folder}: ${MANIFEST_FILE} is missing (docs/models.md shows what it holds)`);
   }
   let parsed: unknown;
   try {

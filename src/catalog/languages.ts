@@ -2,7 +2,7 @@
  * Languages and dialects the service accepts (spec 2.4, 2.5).
  *
  * Status is `verified` only where the service's own speech has been measured: English, whose
- * synthesised IVR commands a recogniser understands word for word (README, round trip). Every
+ * synthesised IVR commands a recogniser understands word for word (docs/engines.md, "Intelligibility, measured"). Every
  * other language is `supported` until it has such a figure.
  */
 

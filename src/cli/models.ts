@@ -26,7 +26,7 @@ Usage: sprachrohr models list
            it and install it (--force replaces an installed one); shows progress
 
 The models folder is SPRACHROHR_MODELS_DIR (default <SPRACHROHR_DATA_DIR>/models);
-SPRACHROHR_MODEL_CATALOG names a JSON file of further models (README, "Models").
+SPRACHROHR_MODEL_CATALOG names a JSON file of further models (docs/models.md).
 The service loads every installed model at start.
 `;
 

@@ -32,7 +32,7 @@ export function enginesFor(recognisers: LiveRecognisers, candidates: readonly st
   if (missing.length > 0) {
     const installed = recognisers.languages.length > 0 ? `installed: ${recognisers.languages.join(', ')}` : 'none is installed';
     const remedies = missing.map((language) => `${language}: ${whatToInstall(language)}`).join('; ');
-    throw new ApiError('stt.invalid_request', `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); the operator can install one (${remedies}) — see the README, "Speech recognition"`);
+    throw new ApiError('stt.invalid_request', `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); the operator can install one (${remedies}) — see docs/models.md`);
   }
   return candidates.map((language) => ({ language, engine: recognisers.engineFor(language)! }));
 }

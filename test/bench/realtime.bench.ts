@@ -250,7 +250,7 @@ export async function benchRealtime(): Promise<RealtimeFigures> {
   }
 }
 
-/** Prints the figures as the README's table. */
+/** Prints the figures as docs/performance.md shows it. */
 export function printRealtimeFigures(figures: RealtimeFigures): void {
   const f = figures;
   console.log('\nRealtime over loopback (one serve process; eSpeak NG and pocketsphinx, one worker each):');

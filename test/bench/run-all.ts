@@ -1,5 +1,5 @@
 /**
- * Runs every benchmark and prints the figures as the README's Performance section shows them.
+ * Runs every benchmark and prints the figures as docs/performance.md shows them.
  * Run: npm run bench   (the load figure needs wrk: apt-get install wrk; the call figures need
  * SIPp: apt-get install sip-tester, run as root or with CAP_NET_RAW for its RTP captures)
  */

@@ -88,7 +88,7 @@ async function benchEngine(engine: RunningRecogniser, speech: SpeechAudio, langu
   return { engine: engine.id, rows, batchRtf: audioSeconds > 0 ? processing / 1000 / audioSeconds : NaN };
 }
 
-/** Prints the figures as the README's table. */
+/** Prints the figures as docs/performance.md shows it. */
 export function printModelFigures(figures: ModelFigures[]): void {
   if (figures.length === 0) {
     console.log('\nInstalled recognition models: none (set SPRACHROHR_MODELS_DIR to measure them).');

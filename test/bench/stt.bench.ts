@@ -218,7 +218,7 @@ export async function benchStt(): Promise<SttFigures> {
   }
 }
 
-/** Prints the figures as the README's tables. */
+/** Prints the figures as docs/performance.md shows them. */
 export function printSttFigures(figures: SttFigures): void {
   console.log('\nRecognition (pocketsphinx, US English model; one worker):');
   console.log('| set | audio | vocabulary | words | WER |');

@@ -55,7 +55,7 @@ describe('POST /v1/stt with a live key (pocketsphinx)', () => {
     const wideband = await recognise({ lang: 'en', vocabulary }, flac);
     expect(wideband.statusCode, wideband.body).toBe(200);
     expect(wideband.json().text).toBe('pay my bill');
-    // The wideband model hears little in 8 kHz audio (README: word error rates per rate), so
+    // The wideband model hears little in 8 kHz audio (docs/engines.md: word error rates per rate), so
     // only what the API promises is checked here: the call is accepted and measured correctly.
     const mulaw = await convertWithFfmpeg(wavOf(spoken, 16000), 'phone.wav', ['-ar', '8000', '-c:a', 'pcm_mulaw']);
     const telephone = await recognise({ lang: 'en', vocabulary }, mulaw);

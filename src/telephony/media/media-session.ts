@@ -1,5 +1,5 @@
 /**
- * One call's media in the media thread (ARCHITECTURE.md's "one way through"): caller RTP →
+ * One call's media in the media thread (docs/architecture.md, "One way through"): caller RTP →
  * jitter buffer → decode → loss concealment → in-band DTMF → decoded audio out; voice activity
  * (speech start, barge-in) as G.711 packets arrive in sequence, for Opus after the jitter
  * buffer; RFC 4733 events → keys out; our encoded 20 ms frames → the pacer → RTP to where the

@@ -1,11 +1,11 @@
-/** The call figures as the README's table. */
+/** The call figures as docs/performance.md shows it. */
 import os from 'node:os';
 import type { Pacing } from './load.js';
 import type { CallsFigures } from './run.js';
 
 const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
 
-/** Prints the figures as the README's table. */
+/** Prints the figures as docs/performance.md shows it. */
 export function printCallsFigures(figures: CallsFigures): void {
   const { load, bargeIn, turn } = figures;
   console.log(`\nPhone calls over loopback (one serve process; ${os.availableParallelism()} cores shared with SIPp and the measuring process):`);
