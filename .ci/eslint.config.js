@@ -32,7 +32,9 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'test/tsconfig.json'], noWarnOnMultipleProjects: true })] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'test/tsconfig.json'], noWarnOnMultipleProjects: true })],
+    },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': [
@@ -40,7 +42,12 @@ export default tseslint.config(
         {
           zones: [
             { target: './engine', from: './src', message: 'engine/ imports nothing from src/ (docs/architecture.md)' },
-            { target: './src', from: './engine', except: ENGINE_PUBLIC, message: 'src/ reaches engine/ only through its public modules (docs/architecture.md)' },
+            {
+              target: './src',
+              from: './engine',
+              except: ENGINE_PUBLIC,
+              message: 'src/ reaches engine/ only through its public modules (docs/architecture.md)',
+            },
             { target: './src/http', from: './src/realtime', message: 'the transports share src/api/, never each other (docs/architecture.md)' },
             { target: './src/realtime', from: './src/http', message: 'the transports share src/api/, never each other (docs/architecture.md)' },
           ],

@@ -170,7 +170,12 @@ async function startRecognisers(options: EngineRegistryOptions): Promise<LiveRec
       if (found.available) {
         const languages = options.languages.filter((code) => ENGLISH.test(code));
         const detectorFor = installed?.detectorFor ?? undefined;
-        const pocketsphinx = await PocketsphinxEngine.start({ modelDir: found.modelDir, languages, workers: options.sttWorkers, ...(detectorFor ? { detectorFor } : {}) });
+        const pocketsphinx = await PocketsphinxEngine.start({
+          modelDir: found.modelDir,
+          languages,
+          workers: options.sttWorkers,
+          ...(detectorFor ? { detectorFor } : {}),
+        });
         engines.push(pocketsphinx);
         closers.push(() => pocketsphinx.close());
       } else {

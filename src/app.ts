@@ -29,7 +29,8 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
     return503OnClosing: true,
     // A backstop behind the body pace (http/body-arrivals.ts): the largest upload at the slowest
     // pace allowed, and a minute more. Node checks it every 30 s.
-    requestTimeout: services.config.bodyTimeoutMs + Math.ceil(((LIMITS.sttMaxUploadBytes + 256 * 1024) / services.config.bodyMinBytesPerSecond) * 1000) + 60_000,
+    requestTimeout:
+      services.config.bodyTimeoutMs + Math.ceil(((LIMITS.sttMaxUploadBytes + 256 * 1024) / services.config.bodyMinBytesPerSecond) * 1000) + 60_000,
     // Errors met before a request exists (a malformed request line, headers too large, a
     // Content-Length that is not a number) and a URL that cannot be decoded leave as the envelope too.
     clientErrorHandler: answerClientError,

@@ -2,7 +2,10 @@
 
 /** A configuration problem, naming the variable at fault. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`${variable}: ${problem}`);
     this.name = 'ConfigError';
   }

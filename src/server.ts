@@ -37,17 +37,17 @@ export function openKeyStore(config: Config): { store: Store; keys: KeyService }
 export async function startEngines(config: Config): Promise<EngineRegistry> {
   try {
     return await createEngineRegistry({
-    languages: LANGUAGES.map((l) => l.code),
-    voices: VOICES.map((v) => v.id),
-    voicesDir: config.voicesDir,
-    sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
-    ttsEngine: config.ttsEngine,
-    ttsWorkers: config.ttsWorkers,
-    ...(config.espeakLibrary ? { espeakLibrary: config.espeakLibrary } : {}),
-    sttEngine: config.sttEngine,
-    sttWorkers: config.sttWorkers,
-    pocketsphinxModelDir: config.pocketsphinxModelDir,
-    modelsDir: config.modelsDir,
+      languages: LANGUAGES.map((l) => l.code),
+      voices: VOICES.map((v) => v.id),
+      voicesDir: config.voicesDir,
+      sandboxCharactersPerSecond: SANDBOX_CHARACTERS_PER_SECOND,
+      ttsEngine: config.ttsEngine,
+      ttsWorkers: config.ttsWorkers,
+      ...(config.espeakLibrary ? { espeakLibrary: config.espeakLibrary } : {}),
+      sttEngine: config.sttEngine,
+      sttWorkers: config.sttWorkers,
+      pocketsphinxModelDir: config.pocketsphinxModelDir,
+      modelsDir: config.modelsDir,
     });
   } catch (error) {
     if (error instanceof VoiceModelError) throw new ConfigError('SPRACHROHR_VOICES_DIR', error.message);

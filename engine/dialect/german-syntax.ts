@@ -56,10 +56,7 @@ const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
 const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
-const COORDINATED_PRETERITE = new RegExp(
-  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}]))`,
-  'iu',
-);
+const COORDINATED_PRETERITE = new RegExp(`(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}]))`, 'iu');
 
 /** Keeps a capital at the start of a replaced word. */
 function withCaseOf(original: string, replacement: string): string {

@@ -75,7 +75,10 @@ export class SwissGermanRenderer implements DialectRenderer {
   }
 
   render(text: string, dialect: string | null): string {
-    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS').replace(/[\uE000\uE001]/g, '');
+    const swiss = text
+      .replace(/ß/g, 'ss')
+      .replace(/ẞ/g, 'SS')
+      .replace(/[\uE000\uE001]/g, '');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
     let out = rewriteGermanSyntax(swiss);
@@ -84,7 +87,9 @@ export class SwissGermanRenderer implements DialectRenderer {
     for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
     if (data.verbWithSie) {
       const { pattern, replace } = data.verbWithSie;
-      out = out.replace(pattern, (match, stem: string) => (data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase()))));
+      out = out.replace(pattern, (match, stem: string) =>
+        data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase())),
+      );
     }
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
     out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));

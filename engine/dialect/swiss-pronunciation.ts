@@ -20,7 +20,37 @@ interface CompiledSounds {
 }
 
 /** Two-consonant onsets a stressed syllable may begin with (for placing the IPA stress mark). */
-const ONSETS = new Set(['ʃt', 'ʃp', 'ʃl', 'ʃm', 'ʃn', 'ʃʋ', 'ʃr', 'tr', 'dr', 'pr', 'br', 'kr', 'ɡr', 'fr', 'pl', 'bl', 'kl', 'ɡl', 'fl', 'tsʋ', 'kʋ', 'ʃk', 'kxr', 'kxl', 'xr', 'xl', 'xn', 'tsj', 'ɡj']);
+const ONSETS = new Set([
+  'ʃt',
+  'ʃp',
+  'ʃl',
+  'ʃm',
+  'ʃn',
+  'ʃʋ',
+  'ʃr',
+  'tr',
+  'dr',
+  'pr',
+  'br',
+  'kr',
+  'ɡr',
+  'fr',
+  'pl',
+  'bl',
+  'kl',
+  'ɡl',
+  'fl',
+  'tsʋ',
+  'kʋ',
+  'ʃk',
+  'kxr',
+  'kxl',
+  'xr',
+  'xl',
+  'xn',
+  'tsj',
+  'ɡj',
+]);
 const CACHE_LIMIT = 20_000;
 /** A word the rules may read: letters, optionally with apostrophes between them (d'Frau, isch's). */
 const WORD = /^\p{L}+(?:['’]\p{L}+)*$/u;
@@ -73,16 +103,14 @@ function lettersToPhones(word: string, rules: CompiledSounds): PlacedPhone[] | n
   let at = 0;
   while (at < word.length) {
     const wordStart = at === 0 || at === stemStart;
-    const match = rules.byFirstLetter
-      .get(word[at]!)
-      ?.find(
-        (group) =>
-          word.startsWith(group.letters, at) &&
-          (!group.atStart || wordStart) &&
-          (!group.atEnd || at + group.letters.length === word.length) &&
-          // No letter group reaches over the prefix boundary (be-hobe is not b-eh-obe).
-          !(at < stemStart && at + group.letters.length > stemStart),
-      );
+    const match = rules.byFirstLetter.get(word[at]!)?.find(
+      (group) =>
+        word.startsWith(group.letters, at) &&
+        (!group.atStart || wordStart) &&
+        (!group.atEnd || at + group.letters.length === word.length) &&
+        // No letter group reaches over the prefix boundary (be-hobe is not b-eh-obe).
+        !(at < stemStart && at + group.letters.length > stemStart),
+    );
     if (!match) return null;
     const letterEnd = at + match.letters.length;
     for (const phone of match.phones) phones.push({ phone, letterIndex: at, letterEnd, plainE: match.letters === 'e' && phone === 'e' });

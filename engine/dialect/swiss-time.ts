@@ -5,7 +5,7 @@ const HOUR_WORDS = ['eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 
 
 /** The hour as said on the twelve-hour clock ("föifi" for 5 and for 17). */
 function hourWord(time: RegionTime, hours24: number): string {
-  return time.hours[(((hours24 % 12) + 11) % 12)]!;
+  return time.hours[((hours24 % 12) + 11) % 12]!;
 }
 
 /**
@@ -43,5 +43,8 @@ export function sayTimesIn(text: string, time: RegionTime): string {
       valid(Number(a)) && valid(Number(b)) ? `${sayTime(time, Number(a), 0)} ${link} ${sayTime(time, Number(b), 0)}` : match,
     )
     .replace(/(?<![\d.:])(\d{1,2})\sUhr(?!\w)/g, (match, h: string) => (valid(Number(h)) ? sayTime(time, Number(h), 0) : match))
-    .replace(new RegExp(`\\bhalb\\s(${HOUR_WORDS.join('|')})\\b`, 'gi'), (_match, hour: string) => `${time.half} ${hourWord(time, HOUR_WORDS.indexOf(hour.toLowerCase()) + 1)}`);
+    .replace(
+      new RegExp(`\\bhalb\\s(${HOUR_WORDS.join('|')})\\b`, 'gi'),
+      (_match, hour: string) => `${time.half} ${hourWord(time, HOUR_WORDS.indexOf(hour.toLowerCase()) + 1)}`,
+    );
 }

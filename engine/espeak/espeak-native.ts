@@ -51,7 +51,16 @@ export class EspeakNative {
   readonly sampleRateHz: number;
   private readonly setVoiceByName: (name: string) => number;
   private readonly setParameter: (parameter: number, value: number, relative: number) => number;
-  private readonly synth: (text: Buffer, size: number, position: number, positionType: number, endPosition: number, flags: number, uid: null, userData: null) => number;
+  private readonly synth: (
+    text: Buffer,
+    size: number,
+    position: number,
+    positionType: number,
+    endPosition: number,
+    flags: number,
+    uid: null,
+    userData: null,
+  ) => number;
   private readonly eventType: TypeObject;
   private readonly eventSize: number;
   private readonly idOffset: number;
@@ -88,12 +97,17 @@ export class EspeakNative {
     const setCallback = library.func(`void espeak_SetSynthCallback(espeak_callback_${suffix} *callback)`);
     this.setVoiceByName = library.func('int espeak_SetVoiceByName(const char *name)');
     this.setParameter = library.func('int espeak_SetParameter(int parameter, int value, int relative)');
-    this.synth = library.func('int espeak_Synth(const char *text, size_t size, uint position, int positionType, uint endPosition, uint flags, void *uid, void *userData)');
+    this.synth = library.func(
+      'int espeak_Synth(const char *text, size_t size, uint position, int positionType, uint endPosition, uint flags, void *uid, void *userData)',
+    );
     const rate = initialize(AUDIO_OUTPUT_SYNCHRONOUS, 100, null, INITIALIZE_DONT_EXIT) as number;
     if (rate <= 0) throw new Error(`eSpeak NG did not start (espeak_Initialize returned ${rate}); is espeak-ng-data installed?`);
     this.sampleRateHz = rate;
     // Registered once for the thread's lifetime; it hands each call to the synthesis under way.
-    const callback = koffi.register((wav: unknown, samples: number, events: unknown) => (this.deliver(wav, samples, events) ? 1 : 0), koffi.pointer(callbackType));
+    const callback = koffi.register(
+      (wav: unknown, samples: number, events: unknown) => (this.deliver(wav, samples, events) ? 1 : 0),
+      koffi.pointer(callbackType),
+    );
     setCallback(callback);
   }
 
@@ -140,7 +154,13 @@ export class EspeakNative {
         const type = EVENT_TYPES[event.type];
         if (!type) continue;
         const name = type === 'mark' ? ((koffi.decode(events, offset + this.idOffset, 'const char *') as string | null) ?? '') : undefined;
-        raw.push({ type, textPosition: event.text_position, length: event.length, audioPositionMs: event.audio_position, ...(name !== undefined ? { name } : {}) });
+        raw.push({
+          type,
+          textPosition: event.text_position,
+          length: event.length,
+          audioPositionMs: event.audio_position,
+          ...(name !== undefined ? { name } : {}),
+        });
       }
     }
     return onChunk(pcm, raw);

@@ -120,7 +120,12 @@ export class EspeakPool {
     );
   }
 
-  private async *run(job: SynthesisJob | WarmJob, signal: AbortSignal, abort: SharedArrayBuffer | null, neededAtMs = performance.now()): AsyncGenerator<JobMessage> {
+  private async *run(
+    job: SynthesisJob | WarmJob,
+    signal: AbortSignal,
+    abort: SharedArrayBuffer | null,
+    neededAtMs = performance.now(),
+  ): AsyncGenerator<JobMessage> {
     signal.throwIfAborted();
     const slot = await this.acquire(neededAtMs);
     const queue = new AsyncQueue<JobMessage>();

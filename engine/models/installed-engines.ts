@@ -49,8 +49,10 @@ async function forModel<T>(model: InstalledModel, start: () => Promise<T>): Prom
 
 function recogniser(model: InstalledModel, languages: string[], workers: number, detectorFor: FrameClassifierFactory | undefined): Promise<RunningRecogniser> {
   const manifest = model.manifest;
-  if (manifest.engine === 'vosk') return VoskEngine.start({ folder: model.folder, id: `vosk:${model.name}`, languages, workers, ...(detectorFor ? { detectorFor } : {}) });
-  if (manifest.type === 'silero-vad' || manifest.type === 'language-id') throw new InstalledModelError(`${model.folder}: a ${manifest.type} model recognises no speech`);
+  if (manifest.engine === 'vosk')
+    return VoskEngine.start({ folder: model.folder, id: `vosk:${model.name}`, languages, workers, ...(detectorFor ? { detectorFor } : {}) });
+  if (manifest.type === 'silero-vad' || manifest.type === 'language-id')
+    throw new InstalledModelError(`${model.folder}: a ${manifest.type} model recognises no speech`);
   // Whisper and SenseVoice are told the language when the model serves one; otherwise they detect it.
   const bases = new Set(manifest.languages.map((code) => code.split('-')[0]!));
   return SherpaSttEngine.start({
@@ -92,7 +94,12 @@ export interface StartModelsOptions {
  * @throws InstalledModelError when a model's description or files are wrong or its engine
  *   refuses it (engines already started are stopped).
  */
-export async function startInstalledModels(modelsDir: string, catalogLanguages: readonly string[], workers: number, options: StartModelsOptions = {}): Promise<InstalledEngines> {
+export async function startInstalledModels(
+  modelsDir: string,
+  catalogLanguages: readonly string[],
+  workers: number,
+  options: StartModelsOptions = {},
+): Promise<InstalledEngines> {
   let models: InstalledModel[];
   try {
     models = (await listInstalledModels(modelsDir)).filter((model) => !options.only || options.only.includes(model.name));
@@ -104,11 +111,16 @@ export async function startInstalledModels(modelsDir: string, catalogLanguages: 
     if (problems.length > 0) throw new InstalledModelError(problems.join('; '));
     if (model.manifest.engine === 'vosk' || !HELPER_MODEL_TYPES.has(model.manifest.type)) {
       const languages = servedLanguages(model.manifest.languages, catalogLanguages);
-      if (languages.length === 0) throw new InstalledModelError(`${model.folder}: none of its languages (${model.manifest.languages.join(', ')}) is a catalog language`);
+      if (languages.length === 0)
+        throw new InstalledModelError(`${model.folder}: none of its languages (${model.manifest.languages.join(', ')}) is a catalog language`);
     }
   }
   if (options.probe ?? true) {
-    for (const probe of await probeModels(modelsDir, models.map((model) => model.name), catalogLanguages)) {
+    for (const probe of await probeModels(
+      modelsDir,
+      models.map((model) => model.name),
+      catalogLanguages,
+    )) {
       const folder = join(modelsDir, probe.name);
       if (!probe.ok) throw new InstalledModelError(probe.detail.startsWith(folder) ? probe.detail : `${folder}: ${probe.detail}`);
     }
@@ -118,7 +130,12 @@ export async function startInstalledModels(modelsDir: string, catalogLanguages: 
   const detectorFor = silero ? await forModel(silero, () => sileroDetectors(fileOf(silero, 'model'))) : null;
   const identifierModel = single(models, 'language-id');
   const languageId = identifierModel
-    ? await forModel(identifierModel, () => WhisperLanguageIdentifier.start(`sherpa-onnx:${identifierModel.name}`, { encoder: fileOf(identifierModel, 'encoder'), decoder: fileOf(identifierModel, 'decoder') }))
+    ? await forModel(identifierModel, () =>
+        WhisperLanguageIdentifier.start(`sherpa-onnx:${identifierModel.name}`, {
+          encoder: fileOf(identifierModel, 'encoder'),
+          decoder: fileOf(identifierModel, 'decoder'),
+        }),
+      )
     : null;
   const recognisers: RunningRecogniser[] = [];
   const close = async (): Promise<void> => {

@@ -50,6 +50,10 @@ async function probe(name: string): Promise<void> {
     for (let at = 0; at + detector.frameSamples <= audio.length; at += detector.frameSamples) detector.isSpeech(audio.subarray(at, at + detector.frameSamples));
     detector.close();
   }
-  if (engines.languageId) await engines.languageId.identify(Float32Array.from(probeAudio(RATE), (sample) => sample / 32768), new AbortController().signal);
+  if (engines.languageId)
+    await engines.languageId.identify(
+      Float32Array.from(probeAudio(RATE), (sample) => sample / 32768),
+      new AbortController().signal,
+    );
   await engines.close();
 }

@@ -21,7 +21,10 @@ function childCommand(): string[] {
 
 /** The last few non-empty lines of what a process wrote, on one line. */
 function lastWords(text: string): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return lines.slice(-3).join(' / ').slice(0, 600);
 }
 
@@ -47,7 +50,13 @@ export function probeModels(modelsDir: string, names: readonly string[], languag
       const ok = new Set([...stdout.matchAll(/^ok (.+)$/gm)].map((match) => match[1]!));
       const refused = new Map([...stdout.matchAll(/^failed ([^\t]+)\t(.*)$/gm)].map((match) => [match[1]!, match[2]!]));
       const reached = new Set([...stdout.matchAll(/^probing (.+)$/gm)].map((match) => match[1]!));
-      const ending = timedOut ? `did not finish within ${Math.round(timeoutMs / 1000)} s` : signal ? `ended the process (signal ${signal})` : code === 0 ? 'ended the check early' : `ended the process (exit code ${code})`;
+      const ending = timedOut
+        ? `did not finish within ${Math.round(timeoutMs / 1000)} s`
+        : signal
+          ? `ended the process (signal ${signal})`
+          : code === 0
+            ? 'ended the check early'
+            : `ended the process (exit code ${code})`;
       resolve(
         names.map((name) => {
           if (ok.has(name)) return { name, ok: true, detail: 'loads and decodes in a separate process' };

@@ -38,7 +38,9 @@ function safePath(target: string, entryName: string): string {
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: true }, (error, zip) => (error ? reject(new ModelArchiveError(`not a readable zip archive: ${error.message}`)) : resolve(zip)));
+    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: true }, (error, zip) =>
+      error ? reject(new ModelArchiveError(`not a readable zip archive: ${error.message}`)) : resolve(zip),
+    );
   });
 }
 
@@ -49,7 +51,8 @@ async function unzip(file: string, target: string): Promise<void> {
       zip.close();
       if (error instanceof ModelArchiveError) reject(error);
       // yauzl checks names itself (strictFileNames) before safePath sees them.
-      else if (/invalid relative path|absolute path/.test(error.message)) reject(new ModelArchiveError(`the archive holds a path outside its folder (${error.message})`));
+      else if (/invalid relative path|absolute path/.test(error.message))
+        reject(new ModelArchiveError(`the archive holds a path outside its folder (${error.message})`));
       else reject(new ModelArchiveError(`the zip archive is damaged: ${error.message}`));
     };
     zip.on('error', fail);

@@ -89,7 +89,8 @@ export async function loadModelCatalog(catalogFile: string | null): Promise<Cata
     const where = `${catalogFile}, entry ${index + 1}`;
     const entry = value as Partial<Record<keyof CatalogModel, unknown>>;
     if (typeof entry !== 'object' || entry === null) throw new ModelCatalogError(`${where}: must be an object`);
-    if (typeof entry.name !== 'string' || !NAME.test(entry.name)) throw new ModelCatalogError(`${where}: "name" must be a folder name (letters, digits, . _ -)`);
+    if (typeof entry.name !== 'string' || !NAME.test(entry.name))
+      throw new ModelCatalogError(`${where}: "name" must be a folder name (letters, digits, . _ -)`);
     if (typeof entry.url !== 'string' || !/^https?:\/\//.test(entry.url)) throw new ModelCatalogError(`${where}: "url" must be an http(s) address`);
     const md5 = typeof entry.md5 === 'string' && /^[0-9a-f]{32}$/.test(entry.md5);
     const sha256 = typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256);

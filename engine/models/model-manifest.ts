@@ -102,7 +102,8 @@ export function parseManifest(value: unknown, where: string): ModelManifest {
     const given = value['source'];
     if (!isRecord(given) || typeof given['url'] !== 'string') return fail('"source" must be an object with a "url"');
     if (given['md5'] !== undefined && !(typeof given['md5'] === 'string' && HEX(32).test(given['md5']))) return fail('"source.md5" must be 32 hex digits');
-    if (given['sha256'] !== undefined && !(typeof given['sha256'] === 'string' && HEX(64).test(given['sha256']))) return fail('"source.sha256" must be 64 hex digits');
+    if (given['sha256'] !== undefined && !(typeof given['sha256'] === 'string' && HEX(64).test(given['sha256'])))
+      return fail('"source.sha256" must be 64 hex digits');
     source = given as unknown as ModelSource;
   }
   let files: Record<string, string> | undefined;

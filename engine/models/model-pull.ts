@@ -39,7 +39,9 @@ async function download(entry: CatalogModel, file: string, options: PullOptions)
   try {
     response = await fetch(entry.url, { signal: options.signal ?? null, redirect: 'follow' });
   } catch (error) {
-    throw new ModelPullError(`${entry.url} cannot be reached: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+    throw new ModelPullError(
+      `${entry.url} cannot be reached: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    );
   }
   if (!response.ok || !response.body) throw new ModelPullError(`${entry.url} answered ${response.status} ${response.statusText}`);
   const length = Number(response.headers.get('content-length'));
@@ -80,12 +82,14 @@ export async function pullModel(entry: CatalogModel, options: PullOptions): Prom
   try {
     const archive = join(work, 'download');
     const { md5, sha256, bytes } = await download(entry, archive, options);
-    if (entry.sha256 && sha256 !== entry.sha256) throw new ModelPullError(`${entry.url}: SHA-256 ${sha256} is not the catalog's ${entry.sha256}; nothing was installed`);
+    if (entry.sha256 && sha256 !== entry.sha256)
+      throw new ModelPullError(`${entry.url}: SHA-256 ${sha256} is not the catalog's ${entry.sha256}; nothing was installed`);
     if (entry.md5 && md5 !== entry.md5) throw new ModelPullError(`${entry.url}: MD5 ${md5} is not the catalog's ${entry.md5}; nothing was installed`);
     const unpacked = join(work, 'model');
     await unpackModel(archive, archiveKind(entry.url), unpacked, basename(new URL(entry.url).pathname));
     const problems = await checkModelLayout(unpacked, entry.manifest);
-    if (problems.length > 0) throw new ModelPullError(`${entry.url} does not hold the model the catalog describes: ${problems.join('; ').replaceAll(unpacked, entry.name)}`);
+    if (problems.length > 0)
+      throw new ModelPullError(`${entry.url} does not hold the model the catalog describes: ${problems.join('; ').replaceAll(unpacked, entry.name)}`);
     const manifest: ModelManifest = {
       ...entry.manifest,
       source: { url: entry.url, ...(entry.md5 ? { md5 } : {}), sha256 },

@@ -85,6 +85,11 @@ export class PocketsphinxEngine extends PooledSttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new PocketsphinxEngine('pocketsphinx', { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' }, pool, options.detectorFor);
+    return new PocketsphinxEngine(
+      'pocketsphinx',
+      { languages: options.languages, sampleRatesHz: [POCKETSPHINX_RATE_HZ], partials: true, vocabulary: 'grammar' },
+      pool,
+      options.detectorFor,
+    );
   }
 }

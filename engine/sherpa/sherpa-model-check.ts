@@ -14,13 +14,38 @@ export class SherpaModelError extends Error {
 }
 
 /** What sherpa-onnx reads from a Whisper encoder without a default. */
-const WHISPER_ENCODER_METADATA = ['n_mels', 'n_text_layer', 'n_text_ctx', 'n_text_state', 'n_vocab', 'sot', 'eot', 'blank_id', 'translate', 'transcribe', 'is_multilingual', 'no_timestamps', 'no_speech', 'sot_sequence'];
+const WHISPER_ENCODER_METADATA = [
+  'n_mels',
+  'n_text_layer',
+  'n_text_ctx',
+  'n_text_state',
+  'n_vocab',
+  'sot',
+  'eot',
+  'blank_id',
+  'translate',
+  'transcribe',
+  'is_multilingual',
+  'no_timestamps',
+  'no_speech',
+  'sot_sequence',
+];
 
 /** Metadata keys sherpa-onnx reads without a default, per model type and file role. */
 const REQUIRED_METADATA: Partial<Record<SherpaModelType, Readonly<Record<string, readonly string[]>>>> = {
   transducer: { encoder: ['model_type'], decoder: ['vocab_size', 'context_size'] },
   'zipformer2-ctc': {
-    model: ['encoder_dims', 'query_head_dims', 'value_head_dims', 'num_heads', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
+    model: [
+      'encoder_dims',
+      'query_head_dims',
+      'value_head_dims',
+      'num_heads',
+      'num_encoder_layers',
+      'cnn_module_kernels',
+      'left_context_len',
+      'T',
+      'decode_chunk_len',
+    ],
   },
   'nemo-ctc': { model: ['vocab_size', 'subsampling_factor'] },
   whisper: { encoder: WHISPER_ENCODER_METADATA },
@@ -31,10 +56,31 @@ const REQUIRED_METADATA: Partial<Record<SherpaModelType, Readonly<Record<string,
 /** What each kind of streaming transducer encoder must say about itself. */
 const TRANSDUCER_ENCODER_METADATA: Readonly<Record<string, readonly string[]>> = {
   conformer: ['num_encoder_layers', 'T', 'decode_chunk_len', 'left_context', 'encoder_dim', 'pad_length', 'cnn_module_kernel'],
-  ebranchformer: ['decode_chunk_len', 'T', 'num_hidden_layers', 'hidden_size', 'intermediate_size', 'csgu_kernel_size', 'merge_conv_kernel', 'left_context_len', 'num_heads', 'head_dim'],
+  ebranchformer: [
+    'decode_chunk_len',
+    'T',
+    'num_hidden_layers',
+    'hidden_size',
+    'intermediate_size',
+    'csgu_kernel_size',
+    'merge_conv_kernel',
+    'left_context_len',
+    'num_heads',
+    'head_dim',
+  ],
   lstm: ['num_encoder_layers', 'T', 'decode_chunk_len', 'rnn_hidden_size', 'd_model'],
   zipformer: ['encoder_dims', 'attention_dims', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
-  zipformer2: ['encoder_dims', 'query_head_dims', 'value_head_dims', 'num_heads', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
+  zipformer2: [
+    'encoder_dims',
+    'query_head_dims',
+    'value_head_dims',
+    'num_heads',
+    'num_encoder_layers',
+    'cnn_module_kernels',
+    'left_context_len',
+    'T',
+    'decode_chunk_len',
+  ],
 };
 /** Encoder kinds sherpa-onnx's streaming transducer runs. */
 const TRANSDUCER_ENCODERS = Object.keys(TRANSDUCER_ENCODER_METADATA);
@@ -63,9 +109,11 @@ export async function checkSherpaModel(type: SherpaModelType, files: Readonly<Re
     if (missing.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a ${type} ${role}: ${missing.join(', ')}`);
     if (type === 'transducer' && role === 'encoder') {
       const kind = metadata.get('model_type')!;
-      if (!TRANSDUCER_ENCODERS.includes(kind)) throw new SherpaModelError(`${file}: encoder model_type "${kind}" is not one sherpa-onnx streams (${TRANSDUCER_ENCODERS.join(', ')})`);
+      if (!TRANSDUCER_ENCODERS.includes(kind))
+        throw new SherpaModelError(`${file}: encoder model_type "${kind}" is not one sherpa-onnx streams (${TRANSDUCER_ENCODERS.join(', ')})`);
       const lacking = TRANSDUCER_ENCODER_METADATA[kind]!.filter((key) => !metadata.has(key));
-      if (lacking.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a ${kind} transducer encoder: ${lacking.join(', ')}`);
+      if (lacking.length > 0)
+        throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a ${kind} transducer encoder: ${lacking.join(', ')}`);
     }
     if ((type === 'whisper' || type === 'language-id') && role === 'encoder') checkWhisperEncoder(type, file, metadata, options.language ?? '');
     if (type === 'nemo-ctc' && !NEMO_NORMALISATIONS.includes(metadata.get('normalize_type') ?? '')) {
@@ -89,11 +137,13 @@ function checkWhisperEncoder(type: 'whisper' | 'language-id', file: string, meta
   const multilingual = metadata.get('is_multilingual') === '1';
   if (type === 'language-id') {
     if (!multilingual) throw new SherpaModelError(`${file} is an English-only Whisper model; identifying languages needs a multilingual one`);
-    if (!metadata.get('model_type')?.startsWith('whisper')) throw new SherpaModelError(`${file}: model_type "${metadata.get('model_type') ?? ''}" is not a Whisper model sherpa-onnx identifies languages with`);
+    if (!metadata.get('model_type')?.startsWith('whisper'))
+      throw new SherpaModelError(`${file}: model_type "${metadata.get('model_type') ?? ''}" is not a Whisper model sherpa-onnx identifies languages with`);
   }
   if (!multilingual) return;
   const missing = ['all_language_tokens', 'all_language_codes'].filter((key) => !metadata.has(key));
   if (missing.length > 0) throw new SherpaModelError(`${file} lacks the metadata sherpa-onnx needs for a multilingual Whisper encoder: ${missing.join(', ')}`);
   const codes = metadata.get('all_language_codes')!.split(',');
-  if (language !== '' && !codes.includes(language)) throw new SherpaModelError(`${file} does not know the language "${language}" (it knows ${codes.join(', ')})`);
+  if (language !== '' && !codes.includes(language))
+    throw new SherpaModelError(`${file} does not know the language "${language}" (it knows ${codes.join(', ')})`);
 }

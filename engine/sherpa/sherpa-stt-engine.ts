@@ -13,7 +13,6 @@ import { loadWebRtcVad } from '../vad/webrtc-vad.js';
 import { checkSherpaModel } from './sherpa-model-check.js';
 import { SHERPA_STT_RATE_HZ, STREAMING_TYPES, type SherpaSttSettings } from './sherpa-stt-protocol.js';
 
-
 /** Options of one sherpa-onnx model's engine. */
 export interface SherpaSttEngineOptions {
   readonly id: string;
@@ -51,6 +50,11 @@ export class SherpaSttEngine extends PooledSttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new SherpaSttEngine(options.id, { languages: options.languages, sampleRatesHz: [SHERPA_STT_RATE_HZ], partials: STREAMING_TYPES.has(options.type), vocabulary: 'none' }, pool, options.detectorFor);
+    return new SherpaSttEngine(
+      options.id,
+      { languages: options.languages, sampleRatesHz: [SHERPA_STT_RATE_HZ], partials: STREAMING_TYPES.has(options.type), vocabulary: 'none' },
+      pool,
+      options.detectorFor,
+    );
   }
 }

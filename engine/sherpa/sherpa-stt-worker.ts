@@ -19,8 +19,16 @@ function toFloat(pcm: Int16Array): Float32Array {
 
 function onlineRecognizer(settings: SherpaSttSettings): OnlineRecognizer {
   const f = settings.files;
-  const model = settings.type === 'transducer' ? { transducer: { encoder: f['encoder']!, decoder: f['decoder']!, joiner: f['joiner']! } } : { zipformer2Ctc: { model: f['model']! } };
-  return new sherpa.OnlineRecognizer({ featConfig: FEATURES, modelConfig: { ...model, tokens: f['tokens']!, numThreads: settings.threads, debug: 0 }, decodingMethod: 'greedy_search', enableEndpoint: 0 });
+  const model =
+    settings.type === 'transducer'
+      ? { transducer: { encoder: f['encoder']!, decoder: f['decoder']!, joiner: f['joiner']! } }
+      : { zipformer2Ctc: { model: f['model']! } };
+  return new sherpa.OnlineRecognizer({
+    featConfig: FEATURES,
+    modelConfig: { ...model, tokens: f['tokens']!, numThreads: settings.threads, debug: 0 },
+    decodingMethod: 'greedy_search',
+    enableEndpoint: 0,
+  });
 }
 
 function offlineRecognizer(settings: SherpaSttSettings): OfflineRecognizer {
@@ -31,7 +39,11 @@ function offlineRecognizer(settings: SherpaSttSettings): OfflineRecognizer {
       : settings.type === 'whisper'
         ? { whisper: { encoder: f['encoder']!, decoder: f['decoder']!, language: settings.language, task: 'transcribe' as const } }
         : { senseVoice: { model: f['model']!, language: settings.language, useInverseTextNormalization: 1 } };
-  return new sherpa.OfflineRecognizer({ featConfig: FEATURES, modelConfig: { ...model, tokens: f['tokens']!, numThreads: settings.threads, debug: 0 }, decodingMethod: 'greedy_search' });
+  return new sherpa.OfflineRecognizer({
+    featConfig: FEATURES,
+    modelConfig: { ...model, tokens: f['tokens']!, numThreads: settings.threads, debug: 0 },
+    decodingMethod: 'greedy_search',
+  });
 }
 
 /** A streaming model: one online stream per utterance, decoded as audio arrives. */
@@ -43,7 +55,10 @@ function onlineDecoder(recognizer: OnlineRecognizer): NativeUtteranceDecoder {
   };
   const result = (current: OnlineStream): Hypothesis => {
     const raw = recognizer.getResult(current);
-    return resultWords({ text: raw.text, tokens: raw.tokens, timestamps: raw.timestamps, ...(raw.ys_probs ? { logProbabilities: raw.ys_probs } : {}) }, samples / SHERPA_STT_RATE_HZ);
+    return resultWords(
+      { text: raw.text, tokens: raw.tokens, timestamps: raw.timestamps, ...(raw.ys_probs ? { logProbabilities: raw.ys_probs } : {}) },
+      samples / SHERPA_STT_RATE_HZ,
+    );
   };
   return {
     useVocabulary: () => {},
@@ -103,7 +118,10 @@ function offlineDecoder(recognizer: OfflineRecognizer): NativeUtteranceDecoder {
       stream.acceptWaveform({ samples: toFloat(pcm), sampleRate: SHERPA_STT_RATE_HZ });
       recognizer.decode(stream);
       const raw = recognizer.getResult(stream);
-      return resultWords({ text: raw.text, tokens: raw.tokens, timestamps: raw.timestamps, ...(raw.ys_log_probs?.length ? { logProbabilities: raw.ys_log_probs } : {}) }, length / SHERPA_STT_RATE_HZ);
+      return resultWords(
+        { text: raw.text, tokens: raw.tokens, timestamps: raw.timestamps, ...(raw.ys_log_probs?.length ? { logProbabilities: raw.ys_log_probs } : {}) },
+        length / SHERPA_STT_RATE_HZ,
+      );
     },
     free: () => {
       chunks = null;

@@ -113,7 +113,10 @@ export class SherpaTtsEngine implements TtsEngine {
 
   private find(voice: string, language: string): LoadedVoice | undefined {
     const base = language.split('-')[0];
-    return this.voices.find((v) => v.files.voice === voice && v.files.language === language) ?? this.voices.find((v) => v.files.voice === voice && v.files.language === base);
+    return (
+      this.voices.find((v) => v.files.voice === voice && v.files.language === language) ??
+      this.voices.find((v) => v.files.voice === voice && v.files.language === base)
+    );
   }
 
   /** True when a model speaks every passage of the document in this voice. */

@@ -58,7 +58,12 @@ export function resultWords(result: SherpaResult, audioSeconds: number): Hypothe
     const next = groups[index + 1];
     const end = next ? next.start : Math.min(audioSeconds, group.lastToken + LAST_TOKEN_SECONDS);
     const mean = group.logProbabilities.length > 0 ? group.logProbabilities.reduce((sum, value) => sum + value, 0) / group.logProbabilities.length : null;
-    return { w: normaliseCase(group.text), start: round(group.start), end: round(Math.max(group.start, end)), conf: mean === null ? 0 : round(Math.min(1, Math.exp(mean))) };
+    return {
+      w: normaliseCase(group.text),
+      start: round(group.start),
+      end: round(Math.max(group.start, end)),
+      conf: mean === null ? 0 : round(Math.min(1, Math.exp(mean))),
+    };
   });
   return { text: words.map((word) => word.w).join(' '), words };
 }

@@ -41,7 +41,19 @@ class SileroDetectorPool {
       this.idle.pop() ??
       new sherpa.Vad(
         // Short smoothing: the endpointer applies its own start and hangover rules.
-        { sileroVad: { model: this.model, threshold: THRESHOLD, minSilenceDuration: 0.05, minSpeechDuration: 0.03, windowSize: WINDOW_SAMPLES, maxSpeechDuration: 30 }, sampleRate: SILERO_RATE_HZ, numThreads: 1, debug: 0 },
+        {
+          sileroVad: {
+            model: this.model,
+            threshold: THRESHOLD,
+            minSilenceDuration: 0.05,
+            minSpeechDuration: 0.03,
+            windowSize: WINDOW_SAMPLES,
+            maxSpeechDuration: 30,
+          },
+          sampleRate: SILERO_RATE_HZ,
+          numThreads: 1,
+          debug: 0,
+        },
         // Seconds of audio it buffers; it grows by itself for longer speech.
         5,
       )

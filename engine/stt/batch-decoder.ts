@@ -32,7 +32,11 @@ export class BatchUtteranceDecoder implements UtteranceDecoder {
     let at = 0;
     for (const chunk of this.chunks) for (let i = 0; i < chunk.length; i++) samples[at++] = chunk[i]! / 32768;
     this.chunks = [];
-    const result = await this.engine.transcribe(samples, { candidates: [this.options.language], vocabulary: this.options.vocabulary, sampleRateHz: this.options.sampleRateHz }, this.controller.signal);
+    const result = await this.engine.transcribe(
+      samples,
+      { candidates: [this.options.language], vocabulary: this.options.vocabulary, sampleRateHz: this.options.sampleRateHz },
+      this.controller.signal,
+    );
     return { text: result.text, words: result.words };
   }
 

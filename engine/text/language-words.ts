@@ -91,7 +91,17 @@ const fr: LanguageWords = {
     const head = `${cardinalFr(major)} ${unit}${major > 1 ? 's' : ''}`;
     return minor ? `${head} ${cardinalFr(minor)}` : head;
   },
-  abbreviations: { 'p. ex.': 'par exemple', 'env.': 'environ', 'M.': 'Monsieur', Mme: 'Madame', Mlle: 'Mademoiselle', 'tél.': 'téléphone', 'n°': 'numéro', 'etc.': 'et cetera', 'min.': 'minutes' },
+  abbreviations: {
+    'p. ex.': 'par exemple',
+    'env.': 'environ',
+    'M.': 'Monsieur',
+    Mme: 'Madame',
+    Mlle: 'Mademoiselle',
+    'tél.': 'téléphone',
+    'n°': 'numéro',
+    'etc.': 'et cetera',
+    'min.': 'minutes',
+  },
 };
 
 const it: LanguageWords = {
@@ -131,7 +141,18 @@ const en: LanguageWords = {
     const head = `${cardinalEn(major)} ${unit}`;
     return minor ? `${head} ${cardinalEn(minor)}` : head;
   },
-  abbreviations: { 'e.g.': 'for example', 'i.e.': 'that is', 'Mr.': 'Mister', 'Mrs.': 'Missus', 'Dr.': 'Doctor', 'No.': 'number', 'approx.': 'approximately', 'etc.': 'et cetera', 'min.': 'minutes', 'St.': 'Street' },
+  abbreviations: {
+    'e.g.': 'for example',
+    'i.e.': 'that is',
+    'Mr.': 'Mister',
+    'Mrs.': 'Missus',
+    'Dr.': 'Doctor',
+    'No.': 'number',
+    'approx.': 'approximately',
+    'etc.': 'et cetera',
+    'min.': 'minutes',
+    'St.': 'Street',
+  },
 };
 
 const BY_LANGUAGE: Readonly<Record<string, LanguageWords>> = { de, fr, it, en };

@@ -33,16 +33,17 @@ export function normaliseText(text: string, language: string): string {
   const base = language.slice(0, 2).toLowerCase();
   let out = text;
   // Phone numbers first: their digits must not be read as one big number.
-  out = out.replace(SWISS_PHONE, (match, area: string, a: string, b: string, c: string) =>
-    phone(words, /^(\+41|0041)/.test(match), area, a, b, c),
-  );
+  out = out.replace(SWISS_PHONE, (match, area: string, a: string, b: string, c: string) => phone(words, /^(\+41|0041)/.test(match), area, a, b, c));
   // Money: "CHF 12.50", "Fr. 12.–", "12.50 Fr.", "EUR 10", "€ 10", "50 Rp.".
   out = out.replace(/(?<![\w.])(\d+)\s?(?:Rp\.|Rappen)(?!\w)/g, (_m, minor: string) => words.money('CHF', 0, Number(minor)));
-  out = out.replace(/(?<![\w.])(CHF|SFr\.|Fr\.|EUR|€)\s?(\d{1,3}(?:'\d{3})+|\d+)(?:[.,](\d{2}|[–-]{1,2}))?(?!\d)/g, (_m, currency: string, major: string, minor?: string) =>
-    money(words, currency, `${major}.${minor && /\d/.test(minor) ? minor : ''}`),
+  out = out.replace(
+    /(?<![\w.])(CHF|SFr\.|Fr\.|EUR|€)\s?(\d{1,3}(?:'\d{3})+|\d+)(?:[.,](\d{2}|[–-]{1,2}))?(?!\d)/g,
+    (_m, currency: string, major: string, minor?: string) => money(words, currency, `${major}.${minor && /\d/.test(minor) ? minor : ''}`),
   );
-  out = out.replace(/(?<![\w.,'])(\d{1,3}(?:'\d{3})+|\d+)(?:[.,](\d{2}|[–-]{1,2}))?\s?(CHF|Fr\.|Franken|EUR|Euro|€)(?!\w)/g, (_m, major: string, minor: string | undefined, currency: string) =>
-    money(words, /^(EUR|Euro|€)$/.test(currency) ? 'EUR' : 'CHF', `${major}.${minor && /\d/.test(minor) ? minor : ''}`),
+  out = out.replace(
+    /(?<![\w.,'])(\d{1,3}(?:'\d{3})+|\d+)(?:[.,](\d{2}|[–-]{1,2}))?\s?(CHF|Fr\.|Franken|EUR|Euro|€)(?!\w)/g,
+    (_m, major: string, minor: string | undefined, currency: string) =>
+      money(words, /^(EUR|Euro|€)$/.test(currency) ? 'EUR' : 'CHF', `${major}.${minor && /\d/.test(minor) ? minor : ''}`),
   );
   // Dates: 21.11.2026, 21.11.26, and "21. November (2026)" in German.
   out = out.replace(/(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d])/g, (match, d: string, m: string, y: string, offset: number, whole: string) => {
@@ -54,8 +55,10 @@ export function normaliseText(text: string, language: string): string {
   });
   const monthNames = words.months.join('|');
   if (base === 'de') {
-    out = out.replace(new RegExp(`(?<![\\d.])(\\d{1,2})\\.\\s?(${monthNames})(?:\\s(\\d{4}))?`, 'g'), (_m, d: string, month: string, y: string | undefined, offset: number, whole: string) =>
-      germanDateCase(words.date(Number(d), words.months.indexOf(month) + 1, y ? Number(y) : null), whole.slice(0, offset)),
+    out = out.replace(
+      new RegExp(`(?<![\\d.])(\\d{1,2})\\.\\s?(${monthNames})(?:\\s(\\d{4}))?`, 'g'),
+      (_m, d: string, month: string, y: string | undefined, offset: number, whole: string) =>
+        germanDateCase(words.date(Number(d), words.months.indexOf(month) + 1, y ? Number(y) : null), whole.slice(0, offset)),
     );
   } else if (base === 'en') {
     out = out.replace(new RegExp(`(${monthNames})\\s(\\d{1,2})(?:st|nd|rd|th)?(?:,\\s?(\\d{4}))?`, 'g'), (_m, month: string, d: string, y?: string) =>

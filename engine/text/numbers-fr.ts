@@ -2,7 +2,28 @@
 
 import { numberScales } from './number-scales.js';
 
-const ONES = ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix', 'onze', 'douze', 'treize', 'quatorze', 'quinze', 'seize', 'dix-sept', 'dix-huit', 'dix-neuf'];
+const ONES = [
+  'zéro',
+  'un',
+  'deux',
+  'trois',
+  'quatre',
+  'cinq',
+  'six',
+  'sept',
+  'huit',
+  'neuf',
+  'dix',
+  'onze',
+  'douze',
+  'treize',
+  'quatorze',
+  'quinze',
+  'seize',
+  'dix-sept',
+  'dix-huit',
+  'dix-neuf',
+];
 const TENS = ['', '', 'vingt', 'trente', 'quarante', 'cinquante', 'soixante', 'septante', 'huitante', 'nonante'];
 
 function below100(n: number): string {
@@ -49,7 +70,10 @@ const DIGITS = ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept',
 
 /** Digits one by one. */
 export function digitsFr(digits: string): string {
-  return [...digits].filter((c) => c >= '0' && c <= '9').map((c) => DIGITS[Number(c)]).join(' ');
+  return [...digits]
+    .filter((c) => c >= '0' && c <= '9')
+    .map((c) => DIGITS[Number(c)])
+    .join(' ');
 }
 
 export const MONTHS_FR = ['janvier', 'février', 'mars', 'avril', 'mai', 'juin', 'juillet', 'août', 'septembre', 'octobre', 'novembre', 'décembre'];

@@ -2,7 +2,28 @@
 
 import { numberScales } from './number-scales.js';
 
-const ONES = ['zero', 'uno', 'due', 'tre', 'quattro', 'cinque', 'sei', 'sette', 'otto', 'nove', 'dieci', 'undici', 'dodici', 'tredici', 'quattordici', 'quindici', 'sedici', 'diciassette', 'diciotto', 'diciannove'];
+const ONES = [
+  'zero',
+  'uno',
+  'due',
+  'tre',
+  'quattro',
+  'cinque',
+  'sei',
+  'sette',
+  'otto',
+  'nove',
+  'dieci',
+  'undici',
+  'dodici',
+  'tredici',
+  'quattordici',
+  'quindici',
+  'sedici',
+  'diciassette',
+  'diciotto',
+  'diciannove',
+];
 const TENS = ['', '', 'venti', 'trenta', 'quaranta', 'cinquanta', 'sessanta', 'settanta', 'ottanta', 'novanta'];
 
 function below100(n: number): string {
@@ -55,7 +76,10 @@ const DIGITS = ['zero', 'uno', 'due', 'tre', 'quattro', 'cinque', 'sei', 'sette'
 
 /** Digits one by one. */
 export function digitsIt(digits: string): string {
-  return [...digits].filter((c) => c >= '0' && c <= '9').map((c) => DIGITS[Number(c)]).join(' ');
+  return [...digits]
+    .filter((c) => c >= '0' && c <= '9')
+    .map((c) => DIGITS[Number(c)])
+    .join(' ');
 }
 
 export const MONTHS_IT = ['gennaio', 'febbraio', 'marzo', 'aprile', 'maggio', 'giugno', 'luglio', 'agosto', 'settembre', 'ottobre', 'novembre', 'dicembre'];

@@ -59,7 +59,8 @@ export class WebRtcVad {
    */
   static create(sampleRateHz: number, aggressiveness: VadAggressiveness = 2): WebRtcVad {
     if (!loaded) throw new Error('loadWebRtcVad() must finish before a detector is made');
-    if (!VAD_SAMPLE_RATES_HZ.includes(sampleRateHz)) throw new RangeError(`voice activity detection runs at ${VAD_SAMPLE_RATES_HZ.join(', ')} Hz, not ${sampleRateHz}`);
+    if (!VAD_SAMPLE_RATES_HZ.includes(sampleRateHz))
+      throw new RangeError(`voice activity detection runs at ${VAD_SAMPLE_RATES_HZ.join(', ')} Hz, not ${sampleRateHz}`);
     return new WebRtcVad(loaded, sampleRateHz, aggressiveness);
   }
 

@@ -46,6 +46,11 @@ export class VoskEngine extends PooledSttEngine {
       maxStreamsPerWorker: options.maxStreamsPerWorker ?? 8,
       idleDecoders: 4,
     });
-    return new VoskEngine(options.id, { languages: options.languages, sampleRatesHz: [layout.sampleRateHz], partials: true, vocabulary: layout.dynamicGraph ? 'grammar' : 'none' }, pool, options.detectorFor);
+    return new VoskEngine(
+      options.id,
+      { languages: options.languages, sampleRatesHz: [layout.sampleRateHz], partials: true, vocabulary: layout.dynamicGraph ? 'grammar' : 'none' },
+      pool,
+      options.detectorFor,
+    );
   }
 }

@@ -37,7 +37,8 @@ export async function readVoskModelLayout(folder: string): Promise<VoskModelLayo
   }
   const staticGraph = await pathExists(join(folder, 'graph/HCLG.fst'));
   const dynamicGraph = (await pathExists(join(folder, 'graph/HCLr.fst'))) && (await pathExists(join(folder, 'graph/Gr.fst')));
-  if (!staticGraph && !dynamicGraph) throw new VoskModelError(`${folder} is not a Vosk model: it has neither graph/HCLG.fst nor graph/HCLr.fst with graph/Gr.fst`);
+  if (!staticGraph && !dynamicGraph)
+    throw new VoskModelError(`${folder} is not a Vosk model: it has neither graph/HCLG.fst nor graph/HCLr.fst with graph/Gr.fst`);
   if (!staticGraph && !(await pathExists(join(folder, 'graph/disambig_tid.int')))) {
     throw new VoskModelError(`${folder} is not a Vosk model: its lookahead graph needs graph/disambig_tid.int`);
   }

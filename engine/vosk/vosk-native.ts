@@ -142,7 +142,10 @@ export class VoskUtterance {
   }
 
   private create(grammar: string | null): Pointer {
-    const recognizer = grammar === null ? lib().vosk_recognizer_new(this.model.handle, this.sampleRateHz) : lib().vosk_recognizer_new_grm(this.model.handle, this.sampleRateHz, grammar);
+    const recognizer =
+      grammar === null
+        ? lib().vosk_recognizer_new(this.model.handle, this.sampleRateHz)
+        : lib().vosk_recognizer_new_grm(this.model.handle, this.sampleRateHz, grammar);
     if (!recognizer) throw new Error('Vosk could not create a recogniser for the model');
     lib().vosk_recognizer_set_words(recognizer, 1);
     return recognizer;
@@ -212,7 +215,12 @@ export class VoskUtterance {
   private words(list: readonly VoskWord[] | undefined): RecognisedWord[] {
     return (list ?? [])
       .filter((word) => word.word !== UNKNOWN_WORD)
-      .map((word) => ({ w: word.word, start: round(Math.max(0, word.start - this.timeBase)), end: round(Math.max(0, word.end - this.timeBase)), conf: round(Math.min(1, Math.max(0, word.conf ?? 1))) }));
+      .map((word) => ({
+        w: word.word,
+        start: round(Math.max(0, word.start - this.timeBase)),
+        end: round(Math.max(0, word.end - this.timeBase)),
+        conf: round(Math.min(1, Math.max(0, word.conf ?? 1))),
+      }));
   }
 
   /** Partial words without times: spread over the audio heard so far, confidence unknown (0). */

@@ -26,7 +26,11 @@ export function httpLimits(config: Config): AdmissionLimits {
 
 /** The ceilings of realtime sessions, in the shape the admission rules take. */
 export function realtimeLimits(config: Config): AdmissionLimits {
-  return { maxInFlight: config.realtimeMaxSessions, keyMaxInFlight: config.realtimeKeyMaxSessions, sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions };
+  return {
+    maxInFlight: config.realtimeMaxSessions,
+    keyMaxInFlight: config.realtimeKeyMaxSessions,
+    sandboxKeyMaxInFlight: config.realtimeSandboxKeyMaxSessions,
+  };
 }
 
 interface Bucket {

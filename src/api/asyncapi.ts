@@ -14,7 +14,11 @@ const { text: _text, output: _output, ...synthesisFields } = SynthesisRequestSch
 export const REALTIME_FRAMES: Record<'tts' | 'stt', { client: Record<string, TSchema>; server: Record<string, TSchema> }> = {
   tts: {
     client: {
-      'session.start': Type.Object({ type: Type.Literal('session.start'), ...synthesisFields, transport: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('binary')])) }),
+      'session.start': Type.Object({
+        type: Type.Literal('session.start'),
+        ...synthesisFields,
+        transport: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('binary')])),
+      }),
       'text.append': Type.Object({ type: Type.Literal('text.append'), text: Type.String({ description: 'Text, or a whole <speak> document.' }) }),
       'text.flush': Type.Object({ type: Type.Literal('text.flush') }),
       'session.end': Type.Object({ type: Type.Literal('session.end') }),
@@ -30,23 +34,58 @@ export const REALTIME_FRAMES: Record<'tts' | 'stt', { client: Record<string, TSc
         sample_rate_hz: Type.Integer(),
         frame_bytes: Type.Integer(),
       }),
-      'audio.chunk': Type.Object({ type: Type.Literal('audio.chunk'), seq: Type.Integer(), encoding: Type.String(), sample_rate_hz: Type.Integer(), data: Type.String({ contentEncoding: 'base64' }) }),
-      'segment.done': Type.Object({ type: Type.Literal('segment.done'), characters: Type.Integer(), duration_seconds: Type.Number(), cache: Type.Literal('miss') }),
+      'audio.chunk': Type.Object({
+        type: Type.Literal('audio.chunk'),
+        seq: Type.Integer(),
+        encoding: Type.String(),
+        sample_rate_hz: Type.Integer(),
+        data: Type.String({ contentEncoding: 'base64' }),
+      }),
+      'segment.done': Type.Object({
+        type: Type.Literal('segment.done'),
+        characters: Type.Integer(),
+        duration_seconds: Type.Number(),
+        cache: Type.Literal('miss'),
+      }),
       mark: Type.Object({ type: Type.Literal('mark'), name: Type.String(), offset_seconds: Type.Number() }),
-      'session.complete': Type.Object({ type: Type.Literal('session.complete'), duration_seconds: Type.Number(), frames: Type.Integer(), cache: Type.Object({ hits: Type.Integer(), misses: Type.Integer() }) }),
+      'session.complete': Type.Object({
+        type: Type.Literal('session.complete'),
+        duration_seconds: Type.Number(),
+        frames: Type.Integer(),
+        cache: Type.Object({ hits: Type.Integer(), misses: Type.Integer() }),
+      }),
       error: Type.Object({ type: Type.Literal('error'), error: Type.Object(ErrorBody) }),
     },
   },
   stt: {
     client: {
-      config: Type.Object({ type: Type.Literal('config'), lang: Type.Optional(Type.String({ default: 'de-CH' })), vocabulary: Type.Optional(Type.Array(Type.String())) }),
-      'audio.append': Type.Object({ type: Type.Literal('audio.append'), data: Type.String({ contentEncoding: 'base64', description: 'PCM16 little-endian, mono, 16 kHz.' }) }),
+      config: Type.Object({
+        type: Type.Literal('config'),
+        lang: Type.Optional(Type.String({ default: 'de-CH' })),
+        vocabulary: Type.Optional(Type.Array(Type.String())),
+      }),
+      'audio.append': Type.Object({
+        type: Type.Literal('audio.append'),
+        data: Type.String({ contentEncoding: 'base64', description: 'PCM16 little-endian, mono, 16 kHz.' }),
+      }),
       'audio.end': Type.Object({ type: Type.Literal('audio.end') }),
     },
     server: {
       'session.ready': Type.Object({ type: Type.Literal('session.ready'), request_id: Type.String() }),
-      'transcript.partial': Type.Object({ type: Type.Literal('transcript.partial'), text: Type.String(), words: Type.Array(WordSchema), lang: Type.String(), duration_s: Type.Number() }),
-      'transcript.final': Type.Object({ type: Type.Literal('transcript.final'), text: Type.String(), words: Type.Array(WordSchema), lang: Type.String(), duration_s: Type.Number() }),
+      'transcript.partial': Type.Object({
+        type: Type.Literal('transcript.partial'),
+        text: Type.String(),
+        words: Type.Array(WordSchema),
+        lang: Type.String(),
+        duration_s: Type.Number(),
+      }),
+      'transcript.final': Type.Object({
+        type: Type.Literal('transcript.final'),
+        text: Type.String(),
+        words: Type.Array(WordSchema),
+        lang: Type.String(),
+        duration_s: Type.Number(),
+      }),
       'session.complete': Type.Object({ type: Type.Literal('session.complete'), request_id: Type.String() }),
       error: Type.Object({ type: Type.Literal('error'), ...ErrorBody }),
     },
@@ -88,13 +127,26 @@ export function asyncApiDocument(wsBase: string, interfaceVersion: string): obje
   }
   return {
     asyncapi: '3.0.0',
-    info: { title: 'sprachrohr realtime speech API', version: interfaceVersion, description: 'Realtime synthesis and recognition over WebSocket. Subprotocol speech.v1.' },
-    servers: { service: { host: url.host, pathname: '/', protocol: url.protocol.replace(':', ''), security: [{ $ref: '#/components/securitySchemes/apiKey' }] } },
+    info: {
+      title: 'sprachrohr realtime speech API',
+      version: interfaceVersion,
+      description: 'Realtime synthesis and recognition over WebSocket. Subprotocol speech.v1.',
+    },
+    servers: {
+      service: { host: url.host, pathname: '/', protocol: url.protocol.replace(':', ''), security: [{ $ref: '#/components/securitySchemes/apiKey' }] },
+    },
     channels,
     operations,
     components: {
       messages,
-      securitySchemes: { apiKey: { type: 'httpApiKey', name: 'X-API-Key', in: 'header', description: 'Or as a subprotocol "key.<KEY>" beside speech.v1, or as the api_key query parameter.' } },
+      securitySchemes: {
+        apiKey: {
+          type: 'httpApiKey',
+          name: 'X-API-Key',
+          in: 'header',
+          description: 'Or as a subprotocol "key.<KEY>" beside speech.v1, or as the api_key query parameter.',
+        },
+      },
     },
   };
 }

@@ -99,14 +99,24 @@ export async function capabilitiesView(services: AppServices, principal: Princip
     },
     speech_to_text: {
       engine: engineState(engines.live.stt.engines.length > 0),
-      engines: engines.live.stt.engines.map((engine) => ({ id: engine.id, languages: engine.capabilities.languages, sample_rates_hz: engine.capabilities.sampleRatesHz, vocabulary: engine.capabilities.vocabulary })),
+      engines: engines.live.stt.engines.map((engine) => ({
+        id: engine.id,
+        languages: engine.capabilities.languages,
+        sample_rates_hz: engine.capabilities.sampleRatesHz,
+        vocabulary: engine.capabilities.vocabulary,
+      })),
       // How the language among several candidates is found: by an installed identifier, or by
       // comparing the candidates' recognisers' confidence.
       language_detection: engines.live.stt.languageId ? { method: 'identifier', model: engines.live.stt.languageId.id } : { method: 'confidence' },
       voice_activity: engines.live.stt.voiceActivity,
       modes: [
         { id: 'batch', transport: 'https', endpoint: `${baseUrl}/stt`, description: 'Upload a recording, receive the transcript.' },
-        { id: 'realtime', transport: 'websocket', endpoint: `${wsBase}/stt/stream`, description: 'Audio in as it is spoken, partial and final transcripts out.' },
+        {
+          id: 'realtime',
+          transport: 'websocket',
+          endpoint: `${wsBase}/stt/stream`,
+          description: 'Audio in as it is spoken, partial and final transcripts out.',
+        },
       ],
       realtime_protocol: {
         available: true,
@@ -119,9 +129,18 @@ export async function capabilitiesView(services: AppServices, principal: Princip
         partial_interval_ms: 250,
       },
       parameters: {
-        audio: { containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'], max_bytes: LIMITS.sttMaxUploadBytes, max_seconds: LIMITS.sttMaxAudioSeconds },
+        audio: {
+          containers: ['wav (pcm 8/16/24/32-bit, float, µ-law, A-law)', 'ogg opus', 'flac'],
+          max_bytes: LIMITS.sttMaxUploadBytes,
+          max_seconds: LIMITS.sttMaxAudioSeconds,
+        },
         lang: { type: 'string', default: DEFAULT_LANGUAGE, auto: AUTO_LANGUAGE_CANDIDATES, separator: ',' },
-        vocabulary: { type: 'string', forms: ['JSON array of strings', 'comma-separated list'], max_terms: LIMITS.sttMaxVocabularyTerms, max_term_characters: LIMITS.sttMaxVocabularyTermCharacters },
+        vocabulary: {
+          type: 'string',
+          forms: ['JSON array of strings', 'comma-separated list'],
+          max_terms: LIMITS.sttMaxVocabularyTerms,
+          max_term_characters: LIMITS.sttMaxVocabularyTermCharacters,
+        },
       },
       // What this key can be answered in: live keys get the installed recognisers' languages.
       languages: principal.environment === 'sandbox' ? LANGUAGES : LANGUAGES.filter((language) => engines.live.stt.engineFor(language.code)),

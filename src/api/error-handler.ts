@@ -110,7 +110,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const family = familyOf(request);
     const path = request.url.split('?')[0];
-    return sendApiError(request, reply, ApiError.of(family, 'not_found', `no endpoint ${request.method} ${path}; the API is described at GET /v1/openapi.json`));
+    return sendApiError(
+      request,
+      reply,
+      ApiError.of(family, 'not_found', `no endpoint ${request.method} ${path}; the API is described at GET /v1/openapi.json`),
+    );
   });
 }
 

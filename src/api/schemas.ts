@@ -19,12 +19,24 @@ export const SynthesisRequestSchema = Type.Object(
   {
     model: Type.Optional(StringEnum(MODELS, { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
     text: Type.String({ minLength: 1, maxLength: LIMITS.ttsMaxTextCharacters, description: 'Plain text, or a markup document starting with <speak>.' }),
-    voice: Type.Optional(StringEnum(VOICES.map((v) => v.id), { default: 'anna' })),
-    language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' })),
+    voice: Type.Optional(
+      StringEnum(
+        VOICES.map((v) => v.id),
+        { default: 'anna' },
+      ),
+    ),
+    language: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' }),
+    ),
     dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
     speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
     style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
-    format: Type.Optional(StringEnum(FORMATS.map((f) => f.id), { default: 'mp3' })),
+    format: Type.Optional(
+      StringEnum(
+        FORMATS.map((f) => f.id),
+        { default: 'mp3' },
+      ),
+    ),
     sample_rate_hz: Type.Optional(Type.Integer({ description: 'Permitted values depend on format; see GET /v1/capabilities.' })),
     output: Type.Optional(StringEnum(OUTPUTS, { default: 'audio' })),
   },

@@ -62,7 +62,10 @@ export class OggOpusStreamEncoder {
   private packets: Buffer[] = [];
   private started = false;
 
-  constructor(private readonly sampleRateHz: number, serial: number) {
+  constructor(
+    private readonly sampleRateHz: number,
+    serial: number,
+  ) {
     this.encoder = new opus.OpusEncoder(sampleRateHz, 1);
     this.encoder.setBitrate(bitrateFor(sampleRateHz));
     this.encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, COMPLEXITY);

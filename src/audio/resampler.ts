@@ -35,7 +35,10 @@ export class Resampler {
   private readonly module: SpeexModule;
   private readonly ratio: number;
 
-  constructor(readonly inputRateHz: number, readonly outputRateHz: number) {
+  constructor(
+    readonly inputRateHz: number,
+    readonly outputRateHz: number,
+  ) {
     if (!speex) throw new Error('the resampler is not loaded; call loadResampler() at start');
     this.module = speex;
     const error = this.module._malloc(4);

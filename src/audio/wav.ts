@@ -39,7 +39,10 @@ export interface WavInfo {
 export class WavFormatError extends Error {
   override name = 'WavFormatError';
   /** True when the file is a WAVE file whose sample encoding we do not read. */
-  constructor(message: string, readonly unsupportedEncoding = false) {
+  constructor(
+    message: string,
+    readonly unsupportedEncoding = false,
+  ) {
     super(message);
   }
 }

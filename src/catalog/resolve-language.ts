@@ -26,8 +26,5 @@ export function resolveLanguageCode(code: string): ResolvedLanguage | undefined 
 
 /** Every code a client may send: plain codes and their compact dialect forms. */
 export function acceptedLanguageCodes(languages: readonly Language[]): string[] {
-  return languages.flatMap((language) => [
-    language.code,
-    ...language.dialects.filter((d) => d.id !== 'standard').map((d) => `${language.code}-${d.id}`),
-  ]);
+  return languages.flatMap((language) => [language.code, ...language.dialects.filter((d) => d.id !== 'standard').map((d) => `${language.code}-${d.id}`)]);
 }

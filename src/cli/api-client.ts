@@ -31,7 +31,9 @@ export async function callApi(flags: ClientFlags, path: string, init: RequestIni
   try {
     response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), 'X-API-Key': key } });
   } catch (error) {
-    throw new UsageError(`cannot reach ${baseUrl}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+    throw new UsageError(
+      `cannot reach ${baseUrl}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    );
   }
   if (response.ok) return response;
   const text = await response.text();

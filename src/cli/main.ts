@@ -48,7 +48,13 @@ async function run(argv: string[]): Promise<number> {
       await serve();
       return 0;
     }
-    const commands: Record<string, (argv: string[]) => Promise<string>> = { keys: keysCommand, tts: ttsCommand, stt: sttCommand, dialect: dialectCommand, models: modelsCommand };
+    const commands: Record<string, (argv: string[]) => Promise<string>> = {
+      keys: keysCommand,
+      tts: ttsCommand,
+      stt: sttCommand,
+      dialect: dialectCommand,
+      models: modelsCommand,
+    };
     const output = await commands[command]!(rest);
     // Commands that write their result to stdout themselves (audio) return nothing to print.
     if (output !== '') process.stdout.write(`${output}\n`);

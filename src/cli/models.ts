@@ -62,7 +62,13 @@ async function verify(modelsDir: string, names: readonly string[], load: boolean
   if (chosen.length === 0) return `no models installed in ${modelsDir}`;
   const checks = await Promise.all(chosen.map((model) => verifyModel(model)));
   // Loading runs only for models whose files are complete, all in one separate process.
-  const probes = load ? await probeModels(modelsDir, checks.filter((check) => check.ok).map((check) => check.name), LANGUAGES.map((language) => language.code)) : [];
+  const probes = load
+    ? await probeModels(
+        modelsDir,
+        checks.filter((check) => check.ok).map((check) => check.name),
+        LANGUAGES.map((language) => language.code),
+      )
+    : [];
   const lines: string[] = [];
   let failed = 0;
   for (const check of checks) {

@@ -35,7 +35,13 @@ export async function sttCommand(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { lang: { type: 'string' }, vocabulary: { type: 'string' }, stream: { type: 'boolean', default: false }, fast: { type: 'boolean', default: false }, ...CLIENT_OPTIONS },
+    options: {
+      lang: { type: 'string' },
+      vocabulary: { type: 'string' },
+      stream: { type: 'boolean', default: false },
+      fast: { type: 'boolean', default: false },
+      ...CLIENT_OPTIONS,
+    },
   });
   const [file] = positionals;
   if (!file || positionals.length > 1) throw new UsageError('name exactly one audio FILE');
@@ -75,7 +81,10 @@ async function toStreamAudio(bytes: Buffer): Promise<Int16Array> {
 }
 
 /** `stt --stream`: a realtime session fed the recording in 20 ms frames; transcripts printed as they come. */
-async function streamStt(bytes: Buffer, values: { lang?: string | undefined; vocabulary?: string | undefined; fast?: boolean | undefined } & ClientFlags): Promise<string> {
+async function streamStt(
+  bytes: Buffer,
+  values: { lang?: string | undefined; vocabulary?: string | undefined; fast?: boolean | undefined } & ClientFlags,
+): Promise<string> {
   const audio = await toStreamAudio(bytes);
   let vocabulary: string[];
   try {

@@ -44,7 +44,10 @@ const validateFileShell = ajv.compile({ ...DialplanFileSchema, properties: { ...
 const stepValidators = new Map<StepKind, ValidateFunction>(
   STEP_KINDS.map((kind) => [kind, ajv.compile(DialplanStepSchema.anyOf.find((schema) => kind in schema.properties)!)]),
 );
-const validateRouteShell = ajv.compile({ ...DialplanRouteSchema, properties: { ...DialplanRouteSchema.properties, steps: { type: 'array', minItems: 1, maxItems: 200 } } });
+const validateRouteShell = ajv.compile({
+  ...DialplanRouteSchema,
+  properties: { ...DialplanRouteSchema.properties, steps: { type: 'array', minItems: 1, maxItems: 200 } },
+});
 
 /** Every route of every dialplan, and the choice of route for a called number. */
 export class Dialplans {
@@ -99,7 +102,13 @@ export function parseDialplan(file: string, text: string): LoadedRoute[] {
   const failure = (validate: ValidateFunction, value: unknown, base: ReadonlyArray<string | number>): DialplanError | null => {
     if (validate(value)) return null;
     const error = validate.errors![0]!;
-    const where = [...base, ...error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part))];
+    const where = [
+      ...base,
+      ...error.instancePath
+        .split('/')
+        .slice(1)
+        .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+    ];
     if (error.keyword === 'additionalProperties') {
       const field = (error.params as { additionalProperty: string }).additionalProperty;
       return at([...where, field], `unknown field ${JSON.stringify(field)}`);
@@ -129,8 +138,10 @@ export function parseDialplan(file: string, text: string): LoadedRoute[] {
         ids.add(step.id);
       }
       const voiced = 'say' in step ? step.say : 'listen' in step ? step.listen : null;
-      if (voiced && 'voice' in voiced && voiced.voice !== undefined && !findVoice(voiced.voice)) throw at([...where, kinds[0]!, 'voice'], `unknown voice ${JSON.stringify(voiced.voice)}`);
-      if (voiced?.language !== undefined && !findLanguage(voiced.language)) throw at([...where, kinds[0]!, 'language'], `unknown language ${JSON.stringify(voiced.language)}`);
+      if (voiced && 'voice' in voiced && voiced.voice !== undefined && !findVoice(voiced.voice))
+        throw at([...where, kinds[0]!, 'voice'], `unknown voice ${JSON.stringify(voiced.voice)}`);
+      if (voiced?.language !== undefined && !findLanguage(voiced.language))
+        throw at([...where, kinds[0]!, 'language'], `unknown language ${JSON.stringify(voiced.language)}`);
     });
     route.steps.forEach((step, stepIndex) => {
       if ('goto' in step && !ids.has(step.goto)) throw at([...base, 'steps', stepIndex, 'goto'], `goto names no step: ${JSON.stringify(step.goto)}`);

@@ -66,7 +66,8 @@ export class BodyArrivals {
   watch(request: FastifyRequest, reply: FastifyReply, principal: Principal, family: ErrorFamily): void {
     const keyLimit = principal.environment === 'sandbox' ? this.limits.sandboxKeyMaxInFlight : this.limits.keyMaxInFlight;
     const ofKey = this.byKey.get(principal.keyId) ?? 0;
-    if (ofKey >= keyLimit) throw ApiError.of(family, 'capacity', 'key_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'key_capacity' } });
+    if (ofKey >= keyLimit)
+      throw ApiError.of(family, 'capacity', 'key_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'key_capacity' } });
     if (this.arriving.size >= this.limits.maxInFlight) {
       throw ApiError.of(family, 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
     }

@@ -20,7 +20,10 @@ import { registerTtsRoutes } from './routes/tts.js';
 /** Registers the HTTP routes and the hooks that admit their requests. */
 export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app, { services }) => {
   await app.register(multipart, { limits: { fileSize: LIMITS.sttMaxUploadBytes, files: 1 } });
-  const bodies = new BodyArrivals(httpLimits(services.config), { graceMs: services.config.bodyTimeoutMs, minBytesPerSecond: services.config.bodyMinBytesPerSecond });
+  const bodies = new BodyArrivals(httpLimits(services.config), {
+    graceMs: services.config.bodyTimeoutMs,
+    minBytesPerSecond: services.config.bodyMinBytesPerSecond,
+  });
   app.addHook('onClose', async () => bodies.close());
 
   app.addHook('onRequest', async (request, reply) => {

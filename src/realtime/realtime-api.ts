@@ -30,7 +30,12 @@ export const realtimeApi: FastifyPluginAsync<{ services: AppServices }> = async 
     request.principal = await authenticate(services.keys, presentedRealtimeKey(request.headers, request.url), family);
     checkSandboxMode(request, request.principal, family);
     // A plain GET would hold a session slot for as long as its keep-alive connection lives.
-    if (!request.ws) throw ApiError.of(family, 'invalid_request', `${request.url.split('?')[0]} is a WebSocket endpoint: connect with an upgrade request (subprotocol speech.v1)`);
+    if (!request.ws)
+      throw ApiError.of(
+        family,
+        'invalid_request',
+        `${request.url.split('?')[0]} is a WebSocket endpoint: connect with an upgrade request (subprotocol speech.v1)`,
+      );
     if (hostLoad.overloaded) throw ApiError.of(family, 'capacity', 'host_load', { retryAfterSeconds: 2, headers: { 'X-Speech-Capacity-Reason': 'host_load' } });
     // A session holds its slot until its socket closes, however long that is.
     const release = services.realtimeAdmission.admit(request.principal, family);

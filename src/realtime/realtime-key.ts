@@ -8,7 +8,10 @@ const KEY_PROTOCOL_PREFIX = 'key.';
 /** The subprotocols a client offered, in order. */
 export function offeredProtocols(headers: IncomingHttpHeaders): string[] {
   const header = headers['sec-websocket-protocol'];
-  return (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((protocol) => protocol.trim()).filter(Boolean);
+  return (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .filter(Boolean);
 }
 
 /**

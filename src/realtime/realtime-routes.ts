@@ -73,6 +73,10 @@ export function registerRealtimeRoutes(app: FastifyInstance, services: AppServic
     logger: request.log as unknown as AppServices['logger'],
     transport: request.socket,
   });
-  app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) => serveTtsStream(socket, contextOf(request)));
-  app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) => serveSttStream(socket, contextOf(request)));
+  app.get('/v1/tts/stream', { websocket: true, config: { sprachrohr: { family: 'tts', realtime: true } } }, (socket, request) =>
+    serveTtsStream(socket, contextOf(request)),
+  );
+  app.get('/v1/stt/stream', { websocket: true, config: { sprachrohr: { family: 'stt', realtime: true } } }, (socket, request) =>
+    serveSttStream(socket, contextOf(request)),
+  );
 }

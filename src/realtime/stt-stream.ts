@@ -17,7 +17,6 @@ import { RecognitionSession } from '../speech/recognition-session.js';
 import type { BudgetLease } from '../metering/budget-lease.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
-
 const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 
 /**
@@ -48,13 +47,17 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   const fail = async (code: ErrorCode, message: string): Promise<void> => channel.sendError(code, message);
 
   const open = async (frame: Record<string, unknown>): Promise<void> => {
-    if (frame['lang'] !== undefined && typeof frame['lang'] !== 'string') throw new ApiError('stt.invalid_request', 'config.lang must be a string: one code, comma-separated candidates, or auto');
+    if (frame['lang'] !== undefined && typeof frame['lang'] !== 'string')
+      throw new ApiError('stt.invalid_request', 'config.lang must be a string: one code, comma-separated candidates, or auto');
     const vocabulary = frame['vocabulary'] ?? [];
-    if (!Array.isArray(vocabulary) || !vocabulary.every((term) => typeof term === 'string')) throw new ApiError('stt.invalid_request', 'config.vocabulary must be an array of strings');
+    if (!Array.isArray(vocabulary) || !vocabulary.every((term) => typeof term === 'string'))
+      throw new ApiError('stt.invalid_request', 'config.vocabulary must be an array of strings');
     const candidates = parseLanguageCandidates(frame['lang'] as string | undefined);
     const terms = checkVocabularyTerms(vocabulary as string[]);
     const sandbox = context.principal.environment === 'sandbox';
-    const chosen = sandbox ? candidates.map((language) => ({ language, engine: context.services.engines.sandbox.sttStream })) : enginesFor(context.services.engines.live.stt, candidates);
+    const chosen = sandbox
+      ? candidates.map((language) => ({ language, engine: context.services.engines.sandbox.sttStream }))
+      : enginesFor(context.services.engines.live.stt, candidates);
     const lease = await context.services.meter.lease(context.principal, 'stt', 'stt');
     if (channel.closed) return lease.release();
     try {
@@ -79,7 +82,13 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   const forward = async (running: RecognitionSession): Promise<void> => {
     try {
       for await (const event of running) {
-        channel.send({ type: event.type === 'partial' ? 'transcript.partial' : 'transcript.final', text: event.text, words: wordsOut(event.words), lang: event.lang, duration_s: round(event.audioSeconds) });
+        channel.send({
+          type: event.type === 'partial' ? 'transcript.partial' : 'transcript.final',
+          text: event.text,
+          words: wordsOut(event.words),
+          lang: event.lang,
+          duration_s: round(event.audioSeconds),
+        });
       }
       await meter(running.audioSeconds);
       channel.send({ type: 'session.complete', request_id: context.requestId });

@@ -47,7 +47,8 @@ const validateStart = new Ajv({ allErrors: false, strict: false }).compile(Sessi
 function startFrameError(frame: Record<string, unknown>): ApiError | null {
   if (validateStart(frame)) return null;
   const first = validateStart.errors![0]!;
-  if (first.keyword === 'additionalProperties') return new ApiError('tts.invalid_request', `unknown field "${String(first.params['additionalProperty'])}" in session.start`);
+  if (first.keyword === 'additionalProperties')
+    return new ApiError('tts.invalid_request', `unknown field "${String(first.params['additionalProperty'])}" in session.start`);
   const field = first.instancePath.split('/')[1] ?? '';
   const table = SYNTHESIS_FIELD_ERRORS[`/${field}`];
   const code: ErrorCode = table?.[first.keyword] ?? table?.['*'] ?? 'tts.invalid_request';
@@ -109,7 +110,13 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
     if (!start) return false;
     const sent = start.binary
       ? await channel.sendWhenRoom(frame)
-      : await channel.sendWhenRoom({ type: 'audio.chunk', seq, encoding: start.plan.format.id, sample_rate_hz: start.plan.sampleRateHz, data: frame.toString('base64') });
+      : await channel.sendWhenRoom({
+          type: 'audio.chunk',
+          seq,
+          encoding: start.plan.format.id,
+          sample_rate_hz: start.plan.sampleRateHz,
+          data: frame.toString('base64'),
+        });
     if (sent) seq += 1;
     return sent;
   };
@@ -128,7 +135,9 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
         channel.sendError(error.code, error.detail ?? error.message);
         continue;
       }
-      const engine: TtsEngine | null = sandbox ? context.services.engines.sandbox.tts : context.services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
+      const engine: TtsEngine | null = sandbox
+        ? context.services.engines.sandbox.tts
+        : context.services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
       if (!engine) {
         channel.sendError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work', { close: 1011 });
         return;
@@ -136,7 +145,11 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
       // Sentences ahead of the one being sent are needed only once the audio before them has
       // played: counted at a brisk speaking rate, so the estimate errs early, never late.
       const aheadSeconds = started.reduce((sum, segment) => sum + segment.plan.speech.characters, 0) / BRISK_CHARACTERS_PER_SECOND;
-      started.push({ text, plan, ahead: new SpeechAhead({ engine, dialect: context.services.engines.dialect }, plan, channel.signal, performance.now() + aheadSeconds * 1000) });
+      started.push({
+        text,
+        plan,
+        ahead: new SpeechAhead({ engine, dialect: context.services.engines.dialect }, plan, channel.signal, performance.now() + aheadSeconds * 1000),
+      });
     }
     if (!consuming) void consume();
   };
@@ -159,7 +172,12 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
         queuedCharacters -= text.length;
         segments += 1;
         context.services.stats.syntheses++;
-        channel.send({ type: 'segment.done', characters: plan.speech.characters, duration_seconds: Math.round((start.session.durationSeconds - before) * 1000) / 1000, cache: 'miss' });
+        channel.send({
+          type: 'segment.done',
+          characters: plan.speech.characters,
+          duration_seconds: Math.round((start.session.durationSeconds - before) * 1000) / 1000,
+          cache: 'miss',
+        });
         startWaiting();
       }
     } catch (error) {
@@ -202,7 +220,9 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
   };
 
   channel.onClose(() => {
-    void meter(start?.session.durationSeconds ?? 0).catch((error: unknown) => context.logger.error({ err: error }, 'metering a closed realtime session failed'));
+    void meter(start?.session.durationSeconds ?? 0).catch((error: unknown) =>
+      context.logger.error({ err: error }, 'metering a closed realtime session failed'),
+    );
     start?.session.abandon();
     for (const wake of idleWaiters.splice(0)) wake();
   });
@@ -223,7 +243,8 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
           if (!STREAMABLE_FORMATS.includes(plan.format.id)) {
             throw new ApiError('tts.unsupported_format', `${plan.format.id} cannot be streamed frame by frame; use ${STREAMABLE_FORMATS.join(', ')}`);
           }
-          if (!sandbox && !context.services.engines.live.tts) throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work');
+          if (!sandbox && !context.services.engines.live.tts)
+            throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work');
           const lease = await context.services.meter.lease(context.principal, 'tts', 'tts');
           const session = await SynthesisSession.open(plan, (seconds) => lease.drawTo(seconds)).catch((error: unknown) => {
             lease.release();
@@ -234,8 +255,23 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
             return session.abandon();
           }
           budget = lease;
-          start = { fields: fields as Omit<SynthesisRequestBody, 'text'>, plan, binary: transport === 'binary', framer: new Framer(frameBytesOf(plan)), session };
-          channel.send({ type: 'session.ready', request_id: context.requestId, voice: plan.voice, language: plan.language, dialect: plan.dialect, encoding: plan.format.id, sample_rate_hz: plan.sampleRateHz, frame_bytes: frameBytesOf(plan) });
+          start = {
+            fields: fields as Omit<SynthesisRequestBody, 'text'>,
+            plan,
+            binary: transport === 'binary',
+            framer: new Framer(frameBytesOf(plan)),
+            session,
+          };
+          channel.send({
+            type: 'session.ready',
+            request_id: context.requestId,
+            voice: plan.voice,
+            language: plan.language,
+            dialect: plan.dialect,
+            encoding: plan.format.id,
+            sample_rate_hz: plan.sampleRateHz,
+            frame_bytes: frameBytesOf(plan),
+          });
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           channel.sendError(error.code, error.detail ?? error.message, error.httpStatus === 429 || error.httpStatus === 503 ? { close: 1008 } : {});
@@ -246,9 +282,13 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
         if (!start) return channel.sendError('tts.invalid_request', 'send session.start before text');
         const text = frame['text'];
         if (typeof text !== 'string') return channel.sendError('tts.invalid_request', 'text.append needs text: a string');
-        if (text.length > LIMITS.ttsMaxTextCharacters) return channel.sendError('tts.text_too_long', `one text.append takes at most ${LIMITS.ttsMaxTextCharacters} characters`);
+        if (text.length > LIMITS.ttsMaxTextCharacters)
+          return channel.sendError('tts.text_too_long', `one text.append takes at most ${LIMITS.ttsMaxTextCharacters} characters`);
         if (queuedCharacters + segmenter.pendingCharacters + text.length > MAX_PENDING_CHARACTERS) {
-          return channel.sendError('tts.capacity', `more than ${MAX_PENDING_CHARACTERS} characters wait to be spoken; wait for segment.done frames before sending more`);
+          return channel.sendError(
+            'tts.capacity',
+            `more than ${MAX_PENDING_CHARACTERS} characters wait to be spoken; wait for segment.done frames before sending more`,
+          );
         }
         return enqueue(segmenter.append(text));
       }
@@ -263,7 +303,10 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
         void complete();
         return;
       default:
-        return channel.sendError('tts.invalid_request', `unknown frame type ${JSON.stringify(frame['type'])}; expected session.start, text.append, text.flush or session.end`);
+        return channel.sendError(
+          'tts.invalid_request',
+          `unknown frame type ${JSON.stringify(frame['type'])}; expected session.start, text.append, text.flush or session.end`,
+        );
     }
   });
 }

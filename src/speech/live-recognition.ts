@@ -32,7 +32,10 @@ export function enginesFor(recognisers: LiveRecognisers, candidates: readonly st
   if (missing.length > 0) {
     const installed = recognisers.languages.length > 0 ? `installed: ${recognisers.languages.join(', ')}` : 'none is installed';
     const remedies = missing.map((language) => `${language}: ${whatToInstall(language)}`).join('; ');
-    throw new ApiError('stt.invalid_request', `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); the operator can install one (${remedies}) — see docs/models.md`);
+    throw new ApiError(
+      'stt.invalid_request',
+      `no recogniser for ${missing.join(', ')} is installed on this deployment (${installed}); the operator can install one (${remedies}) — see docs/models.md`,
+    );
   }
   return candidates.map((language) => ({ language, engine: recognisers.engineFor(language)! }));
 }
@@ -55,7 +58,13 @@ async function* pcmPieces(audio: DecodedAudio, rateHz: number): AsyncGenerator<I
 }
 
 /** One engine's transcript of the whole recording (a recognition session over it), and how sure it is. */
-async function transcribe(engine: SttEngine, language: string, audio: DecodedAudio, vocabulary: readonly string[], signal: AbortSignal): Promise<{ text: string; words: RecognisedWord[]; confidence: number }> {
+async function transcribe(
+  engine: SttEngine,
+  language: string,
+  audio: DecodedAudio,
+  vocabulary: readonly string[],
+  signal: AbortSignal,
+): Promise<{ text: string; words: RecognisedWord[]; confidence: number }> {
   const rateHz = engine.capabilities.sampleRatesHz.includes(audio.sampleRateHz) ? audio.sampleRateHz : engine.capabilities.sampleRatesHz[0]!;
   let session: RecognitionSession;
   try {

@@ -17,7 +17,8 @@ export function parseLanguageCandidates(value: string | undefined): string[] {
   if (raw.toLowerCase() === 'auto') return [...AUTO_LANGUAGE_CANDIDATES];
   const candidates = raw.split(',').map((code) => code.trim());
   if (candidates.some((code) => code === '')) throw new ApiError('stt.invalid_request', `lang "${raw}" has an empty candidate`);
-  if (candidates.length > MAX_CANDIDATES) throw new ApiError('stt.invalid_request', `lang names ${candidates.length} candidates; at most ${MAX_CANDIDATES} are accepted`);
+  if (candidates.length > MAX_CANDIDATES)
+    throw new ApiError('stt.invalid_request', `lang names ${candidates.length} candidates; at most ${MAX_CANDIDATES} are accepted`);
   for (const code of candidates) {
     if (code.toLowerCase() === 'auto') throw new ApiError('stt.invalid_request', 'auto cannot be combined with other candidates');
     if (!resolveLanguageCode(code)) throw new ApiError('stt.invalid_request', `lang "${code}" is not a supported language; see GET /v1/capabilities`);
@@ -39,7 +40,10 @@ export function parseVocabulary(value: string | undefined): string[] {
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      throw new ApiError('stt.invalid_request', 'vocabulary starts with [ but is not a valid JSON array; send a JSON array of strings or a comma-separated list');
+      throw new ApiError(
+        'stt.invalid_request',
+        'vocabulary starts with [ but is not a valid JSON array; send a JSON array of strings or a comma-separated list',
+      );
     }
     if (!Array.isArray(parsed) || !parsed.every((term) => typeof term === 'string')) {
       throw new ApiError('stt.invalid_request', 'vocabulary must be a JSON array of strings');

@@ -40,6 +40,10 @@ export async function decodeRecording(bytes: Uint8Array): Promise<DecodedAudio> 
 
 /** Transcribes a decoded recording with a batch engine (the sandbox). */
 export async function recognizeBatch(engine: BatchSttEngine, decoded: DecodedAudio, plan: RecognitionPlan, signal: AbortSignal): Promise<RecognitionResult> {
-  const result = await engine.transcribe(decoded.samples, { candidates: plan.candidates, vocabulary: plan.vocabulary, sampleRateHz: decoded.sampleRateHz }, signal);
+  const result = await engine.transcribe(
+    decoded.samples,
+    { candidates: plan.candidates, vocabulary: plan.vocabulary, sampleRateHz: decoded.sampleRateHz },
+    signal,
+  );
   return { ...result, durationSeconds: Math.round(decoded.durationSeconds * 1000) / 1000 };
 }

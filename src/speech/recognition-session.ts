@@ -18,7 +18,15 @@ import { Resampler } from '../audio/resampler.js';
  */
 export type RecognitionSessionEvent =
   | { readonly type: 'partial'; readonly text: string; readonly words: readonly RecognisedWord[]; readonly lang: string; readonly audioSeconds: number }
-  | { readonly type: 'final'; readonly text: string; readonly words: readonly RecognisedWord[]; readonly lang: string; readonly audioSeconds: number; readonly startSeconds: number; readonly endSeconds: number };
+  | {
+      readonly type: 'final';
+      readonly text: string;
+      readonly words: readonly RecognisedWord[];
+      readonly lang: string;
+      readonly audioSeconds: number;
+      readonly startSeconds: number;
+      readonly endSeconds: number;
+    };
 
 /** One candidate's recogniser and the stream it decodes. */
 interface Listener {
@@ -75,7 +83,14 @@ export class RecognitionSession implements AsyncIterable<RecognitionSessionEvent
       for (const { language, engine } of distinct) {
         const engineRate = engine.capabilities.sampleRatesHz.includes(rateHz) ? rateHz : engine.capabilities.sampleRatesHz[0]!;
         const stream = engine.open({ language, vocabulary, sampleRateHz: engineRate, ...(endSilenceMs === undefined ? {} : { endSilenceMs }) }, signal);
-        this.listeners.push({ language, stream, resampler: engineRate === rateHz ? null : new Resampler(rateHz, engineRate), latestPartial: null, finals: [], done: false });
+        this.listeners.push({
+          language,
+          stream,
+          resampler: engineRate === rateHz ? null : new Resampler(rateHz, engineRate),
+          latestPartial: null,
+          finals: [],
+          done: false,
+        });
       }
     } catch (error) {
       this.close();
@@ -160,7 +175,15 @@ export class RecognitionSession implements AsyncIterable<RecognitionSessionEvent
       const final = chosen.finals[index]!;
       this.finalsOut += 1;
       for (const listener of this.listeners) listener.latestPartial = null;
-      this.events.push({ type: 'final', text: final.text, words: final.words, lang: chosen.language, audioSeconds: this.audioSeconds, startSeconds: final.startSeconds, endSeconds: final.endSeconds });
+      this.events.push({
+        type: 'final',
+        text: final.text,
+        words: final.words,
+        lang: chosen.language,
+        audioSeconds: this.audioSeconds,
+        startSeconds: final.startSeconds,
+        endSeconds: final.endSeconds,
+      });
     }
   }
 

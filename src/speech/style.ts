@@ -6,9 +6,18 @@ import { NEUTRAL_PROSODY, type Prosody } from '../../engine/types.js';
  * the spoken words; a prompt with none of these words changes nothing.
  */
 const CUES: ReadonlyArray<{ readonly words: RegExp; readonly change: Partial<Prosody> }> = [
-  { words: /\b(calm|slow|relaxed|soothing|ruhig|langsam|gelassen|beruhigend|calme|lent|lentement|doucement|calmo|lento|tranquillo)\b/i, change: { rate: 0.85 } },
-  { words: /\b(fast|quick|brisk|urgent|energetic|schnell|zügig|dringend|energisch|lebhaft|rapide|vite|urgent|veloce|rapido|urgente)\b/i, change: { rate: 1.15 } },
-  { words: /\b(cheerful|happy|friendly|warm|excited|fröhlich|freundlich|heiter|begeistert|joyeux|gai|chaleureux|allegro|amichevole|gioioso)\b/i, change: { pitch: 1.12 } },
+  {
+    words: /\b(calm|slow|relaxed|soothing|ruhig|langsam|gelassen|beruhigend|calme|lent|lentement|doucement|calmo|lento|tranquillo)\b/i,
+    change: { rate: 0.85 },
+  },
+  {
+    words: /\b(fast|quick|brisk|urgent|energetic|schnell|zügig|dringend|energisch|lebhaft|rapide|vite|urgent|veloce|rapido|urgente)\b/i,
+    change: { rate: 1.15 },
+  },
+  {
+    words: /\b(cheerful|happy|friendly|warm|excited|fröhlich|freundlich|heiter|begeistert|joyeux|gai|chaleureux|allegro|amichevole|gioioso)\b/i,
+    change: { pitch: 1.12 },
+  },
   { words: /\b(serious|formal|sober|ernst|sachlich|förmlich|seriös|sérieux|formel|serio|formale)\b/i, change: { pitch: 0.95 } },
   { words: /\b(quiet|soft|gentle|whisper\w*|leise|sanft|flüster\w*|doux|douce|bas|piano|sottovoce|sussurr\w*)\b/i, change: { volumeDb: -6 } },
   { words: /\b(loud|strong|forceful|laut|kräftig|fort|forte)\b/i, change: { volumeDb: 4 } },

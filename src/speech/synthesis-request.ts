@@ -35,7 +35,10 @@ export function planSynthesis(body: SynthesisRequestBody, preferJson: boolean): 
   }
   const { language } = resolved;
   if (resolved.dialect && body.dialect && body.dialect !== resolved.dialect) {
-    throw new ApiError('tts.invalid_request', `language "${languageCode}" names dialect "${resolved.dialect}" but dialect is "${body.dialect}"; send one of them`);
+    throw new ApiError(
+      'tts.invalid_request',
+      `language "${languageCode}" names dialect "${resolved.dialect}" but dialect is "${body.dialect}"; send one of them`,
+    );
   }
   const dialect = resolved.dialect ?? body.dialect ?? language.default_dialect;
   if (dialect !== null && !language.dialects.some((d) => d.id === dialect)) {

@@ -93,7 +93,13 @@ export interface SynthesisEngines {
 
 /** The engine's events for a plan: its text prepared (normalised, dialect, style) and synthesised. */
 function engineEvents({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number): AsyncIterable<TtsEvent> {
-  const options = { voice: plan.voice, speed: plan.speed, style: plan.style, sampleRateHz: plan.sampleRateHz, ...(neededAtMs === undefined ? {} : { neededAtMs }) };
+  const options = {
+    voice: plan.voice,
+    speed: plan.speed,
+    style: plan.style,
+    sampleRateHz: plan.sampleRateHz,
+    ...(neededAtMs === undefined ? {} : { neededAtMs }),
+  };
   return engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal);
 }
 
@@ -243,7 +249,12 @@ export class SynthesisSession {
  * Runs a synthesis to its end and encodes it in the requested format (batch mode).
  * @throws what `allowance` throws, as soon as the audio grows past what it allows.
  */
-export async function synthesizeBatch(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, allowance?: AudioAllowance): Promise<SynthesisOutcome> {
+export async function synthesizeBatch(
+  engines: SynthesisEngines,
+  plan: SynthesisPlan,
+  signal: AbortSignal,
+  allowance?: AudioAllowance,
+): Promise<SynthesisOutcome> {
   const session = await SynthesisSession.open(plan, allowance);
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const parts: Buffer[] = [];

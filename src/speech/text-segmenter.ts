@@ -29,7 +29,13 @@ export class TextSegmenter {
     let cut = 0;
     for (const match of this.pending.matchAll(SENTENCE_END)) cut = match.index + match[0].length;
     if (cut > 0) {
-      segments.push(...this.pending.slice(0, cut).split(/(?<=[.!?…;:]["'»«”’)\]]*)\s+|\n+/).map((part) => part.trim()).filter(Boolean));
+      segments.push(
+        ...this.pending
+          .slice(0, cut)
+          .split(/(?<=[.!?…;:]["'»«”’)\]]*)\s+|\n+/)
+          .map((part) => part.trim())
+          .filter(Boolean),
+      );
       this.pending = this.pending.slice(cut);
     }
     while (this.pending.length > LONGEST_SEGMENT) {

@@ -96,7 +96,10 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
 
-  private constructor(db: Database.Database, private readonly file: string | null) {
+  private constructor(
+    db: Database.Database,
+    private readonly file: string | null,
+  ) {
     this.db = db;
     this.keys = new SqliteKeyRepository(db);
     this.usage = new SqliteUsageRepository(db);

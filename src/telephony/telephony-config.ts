@@ -66,24 +66,37 @@ export function loadTelephonyConfig(env: Env): TelephonyConfig {
   if (enabledText !== 'on' && enabledText !== 'off') throw new ConfigError('SPRACHROHR_SIP', `must be on or off, got ${JSON.stringify(enabledText)}`);
   const certFile = env['SPRACHROHR_SIP_TLS_CERT'] || null;
   const keyFile = env['SPRACHROHR_SIP_TLS_KEY'] || null;
-  if ((certFile === null) !== (keyFile === null)) throw new ConfigError(certFile ? 'SPRACHROHR_SIP_TLS_KEY' : 'SPRACHROHR_SIP_TLS_CERT', 'TLS needs both a certificate and its key');
+  if ((certFile === null) !== (keyFile === null))
+    throw new ConfigError(certFile ? 'SPRACHROHR_SIP_TLS_KEY' : 'SPRACHROHR_SIP_TLS_CERT', 'TLS needs both a certificate and its key');
   const user = env['SPRACHROHR_SIP_DIGEST_USER'] || null;
   const password = env['SPRACHROHR_SIP_DIGEST_PASSWORD'] || null;
-  if ((user === null) !== (password === null)) throw new ConfigError(user ? 'SPRACHROHR_SIP_DIGEST_PASSWORD' : 'SPRACHROHR_SIP_DIGEST_USER', 'digest authentication needs both a user and a password');
+  if ((user === null) !== (password === null))
+    throw new ConfigError(user ? 'SPRACHROHR_SIP_DIGEST_PASSWORD' : 'SPRACHROHR_SIP_DIGEST_USER', 'digest authentication needs both a user and a password');
   const range = text(env, 'SPRACHROHR_RTP_PORTS', '20000-29999');
   const match = /^(\d{1,5})-(\d{1,5})$/.exec(range.trim());
   const min = match ? Number(match[1]) : NaN;
   const max = match ? Number(match[2]) : NaN;
-  if (!match || min < 1024 || max > 65534 || max - min < 3) throw new ConfigError('SPRACHROHR_RTP_PORTS', `must be a range like 20000-29999 within 1024-65534, got ${JSON.stringify(range)}`);
-  const codecs = text(env, 'SPRACHROHR_SIP_CODECS', 'PCMU,PCMA,opus').split(',').map((codec) => codec.trim());
-  for (const codec of codecs) if (!(CODECS as readonly string[]).includes(codec)) throw new ConfigError('SPRACHROHR_SIP_CODECS', `knows ${CODECS.join(', ')}, got ${JSON.stringify(codec)}`);
+  if (!match || min < 1024 || max > 65534 || max - min < 3)
+    throw new ConfigError('SPRACHROHR_RTP_PORTS', `must be a range like 20000-29999 within 1024-65534, got ${JSON.stringify(range)}`);
+  const codecs = text(env, 'SPRACHROHR_SIP_CODECS', 'PCMU,PCMA,opus')
+    .split(',')
+    .map((codec) => codec.trim());
+  for (const codec of codecs)
+    if (!(CODECS as readonly string[]).includes(codec))
+      throw new ConfigError('SPRACHROHR_SIP_CODECS', `knows ${CODECS.join(', ')}, got ${JSON.stringify(codec)}`);
   return {
     enabled: enabledText === 'on',
     host: text(env, 'SPRACHROHR_SIP_HOST', text(env, 'SPRACHROHR_HOST', '127.0.0.1')),
     port: integer(env, 'SPRACHROHR_SIP_PORT', 5060, 0, 65535),
-    tls: certFile && keyFile ? { port: integer(env, 'SPRACHROHR_SIP_TLS_PORT', 5061, 0, 65535), certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : null,
+    tls:
+      certFile && keyFile
+        ? { port: integer(env, 'SPRACHROHR_SIP_TLS_PORT', 5061, 0, 65535), certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) }
+        : null,
     advertisedAddress: env['SPRACHROHR_SIP_ADVERTISED_ADDRESS'] || null,
-    allow: text(env, 'SPRACHROHR_SIP_ALLOW', '127.0.0.0/8,::1').split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''),
+    allow: text(env, 'SPRACHROHR_SIP_ALLOW', '127.0.0.0/8,::1')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
     digest: user && password ? { realm: text(env, 'SPRACHROHR_SIP_REALM', 'sprachrohr'), user, password } : null,
     maxCalls: integer(env, 'SPRACHROHR_SIP_MAX_CALLS', 200, 1, 100_000),
     maxCallsPerSource: integer(env, 'SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE', 200, 1, 100_000),
@@ -108,9 +121,11 @@ function loadDrachtio(env: Env): DrachtioConfig | null {
   if (target === '') return null;
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s\[\]]+))(?::(\d{1,5}))?$/.exec(target);
   const port = match?.[3] === undefined ? DRACHTIO_PORT : Number(match[3]);
-  if (!match || port < 1 || port > 65535) throw new ConfigError('SPRACHROHR_DRACHTIO', `must be host:port of a drachtio-server (like 127.0.0.1:9022), got ${JSON.stringify(target)}`);
+  if (!match || port < 1 || port > 65535)
+    throw new ConfigError('SPRACHROHR_DRACHTIO', `must be host:port of a drachtio-server (like 127.0.0.1:9022), got ${JSON.stringify(target)}`);
   const secret = env['SPRACHROHR_DRACHTIO_SECRET'] ?? '';
-  if (secret === '') throw new ConfigError('SPRACHROHR_DRACHTIO_SECRET', 'is needed with SPRACHROHR_DRACHTIO: the secret drachtio-server expects from applications');
+  if (secret === '')
+    throw new ConfigError('SPRACHROHR_DRACHTIO_SECRET', 'is needed with SPRACHROHR_DRACHTIO: the secret drachtio-server expects from applications');
   // drachtio's wire protocol separates fields with | and ends the leader at a line break.
   if (/[|\r\n]/.test(secret)) throw new ConfigError('SPRACHROHR_DRACHTIO_SECRET', 'must not contain | or line breaks (drachtio-server could never match it)');
   return { host: (match[1] ?? match[2])!, port, secret };

@@ -58,7 +58,12 @@ export class TelephonyService {
    */
   static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, timers?: SipTimers): Promise<TelephonyService> {
     const dialplans = await loadDialplans(config.dialplansDir);
-    const admission = new CallAdmission({ allow: config.allow, ...(config.digest ? { digest: config.digest } : {}), maxCalls: config.maxCalls, maxCallsPerSource: config.maxCallsPerSource });
+    const admission = new CallAdmission({
+      allow: config.allow,
+      ...(config.digest ? { digest: config.digest } : {}),
+      maxCalls: config.maxCalls,
+      maxCallsPerSource: config.maxCallsPerSource,
+    });
     const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
     await media.start();
     try {
@@ -70,7 +75,15 @@ export class TelephonyService {
   }
 
   /** Connects to drachtio-server or binds the SIP listeners. */
-  private static async signal(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, admission: CallAdmission, media: MediaThread, dialplans: Dialplans, timers?: SipTimers): Promise<TelephonyService> {
+  private static async signal(
+    config: TelephonyConfig,
+    engines: EngineRegistry,
+    logger: Logger,
+    admission: CallAdmission,
+    media: MediaThread,
+    dialplans: Dialplans,
+    timers?: SipTimers,
+  ): Promise<TelephonyService> {
     const routes = dialplans.routes.map((route) => route.number);
     if (config.drachtio) {
       const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
@@ -92,7 +105,9 @@ export class TelephonyService {
     try {
       await endpoint.listen();
     } catch (error) {
-      throw new Error(`SIP cannot listen on ${config.host}:${config.port} (SPRACHROHR_SIP_HOST, SPRACHROHR_SIP_PORT; SPRACHROHR_SIP=off turns calls off): ${(error as Error).message}`);
+      throw new Error(
+        `SIP cannot listen on ${config.host}:${config.port} (SPRACHROHR_SIP_HOST, SPRACHROHR_SIP_PORT; SPRACHROHR_SIP=off turns calls off): ${(error as Error).message}`,
+      );
     }
     logger.info({ sip: endpoint.ports, routes }, 'taking calls');
     return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, logger);
@@ -131,7 +146,12 @@ export class TelephonyService {
         if (dialog.ended) return void channel.close();
         let call: CallSession;
         try {
-          call = new CallSession(dialog, route, channel, { engines: this.engines, logger: this.logger, mediaAddress: this.config.advertisedAddress ?? this.config.host, codecs: this.config.codecs });
+          call = new CallSession(dialog, route, channel, {
+            engines: this.engines,
+            logger: this.logger,
+            mediaAddress: this.config.advertisedAddress ?? this.config.host,
+            codecs: this.config.codecs,
+          });
         } catch (error) {
           void channel.close();
           throw error;

@@ -49,7 +49,12 @@ export function chrF(hypothesis: string, reference: string, maxN = 6, beta = 2):
 
 /** Word error rate after lower-casing and removing punctuation. */
 export function wer(hypothesis: string, reference: string): number {
-  const words = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, ' ').split(/\s+/).filter(Boolean);
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s-]/gu, ' ')
+      .split(/\s+/)
+      .filter(Boolean);
   const a = words(reference);
   const b = words(hypothesis);
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -104,6 +109,8 @@ export async function benchDialectQuality(set: 'devset' | 'heldout' = 'devset'):
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const f of [...(await benchDialectQuality('devset')), ...(await benchDialectQuality('heldout'))]) {
-    console.log(`${f.region}: ${f.sentences} sentences, chrF ${f.chrF.toFixed(1)}, WER ${(f.wer * 100).toFixed(1)} % (German copied: chrF ${f.copyChrF.toFixed(1)}, WER ${(f.copyWer * 100).toFixed(1)} %)`);
+    console.log(
+      `${f.region}: ${f.sentences} sentences, chrF ${f.chrF.toFixed(1)}, WER ${(f.wer * 100).toFixed(1)} % (German copied: chrF ${f.copyChrF.toFixed(1)}, WER ${(f.copyWer * 100).toFixed(1)} %)`,
+    );
   }
 }

@@ -79,7 +79,18 @@ export function benchDialectSpeed(): DialectSpeedFigures {
 
 /** First audio of the opening, from text preparation to eSpeak's first chunk, per dialect. */
 export async function benchDialectFirstAudio(): Promise<DialectFirstAudioFigures> {
-  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: 1, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '', modelsDir: null });
+  const registry = await createEngineRegistry({
+    languages: ['de-CH'],
+    voices: ['anna'],
+    voicesDir: null,
+    sandboxCharactersPerSecond: 14,
+    ttsEngine: 'espeak',
+    ttsWorkers: 1,
+    sttEngine: 'none',
+    sttWorkers: 1,
+    pocketsphinxModelDir: '',
+    modelsDir: null,
+  });
   const engine = registry.live.tts!;
   const renderer = new SwissGermanRenderer();
   const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
@@ -88,7 +99,11 @@ export async function benchDialectFirstAudio(): Promise<DialectFirstAudioFigures
     const raw: SpeechDocument = { passages: [{ language: 'de-CH', dialect, items: [{ type: 'text', text: TEN_WORDS }] }] };
     const controller = new AbortController();
     try {
-      for await (const event of engine.synthesize(prepareSpeech(raw, renderer), { voice: 'anna', speed: 1, style: null, sampleRateHz: 8000 }, controller.signal)) {
+      for await (const event of engine.synthesize(
+        prepareSpeech(raw, renderer),
+        { voice: 'anna', speed: 1, style: null, sampleRateHz: 8000 },
+        controller.signal,
+      )) {
         if (event.type === 'audio') controller.abort();
       }
     } catch (error) {

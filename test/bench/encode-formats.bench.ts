@@ -68,6 +68,8 @@ export async function benchEncoding(): Promise<EncodeFigure[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const f of await benchEncoding()) {
-    console.log(`${f.format.padEnd(6)} ${String(f.rateHz).padStart(5)} Hz  ${f.msPerAudioSecond.toFixed(3)} ms per audio second  ${Math.round(f.timesRealTime)}× real time`);
+    console.log(
+      `${f.format.padEnd(6)} ${String(f.rateHz).padStart(5)} Hz  ${f.msPerAudioSecond.toFixed(3)} ms per audio second  ${Math.round(f.timesRealTime)}× real time`,
+    );
   }
 }

@@ -45,7 +45,12 @@ async function startServer(env: Record<string, string> = {}): Promise<Server> {
     sandboxKeys.push((await keys.create(`bench sandbox ${i}`, 'sandbox')).key);
   }
   await store.close();
-  const server = await startServeProcess({ SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS: '100', SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS: '120000', ...env });
+  const server = await startServeProcess({
+    SPRACHROHR_DATA_DIR: dataDir,
+    SPRACHROHR_REALTIME_SANDBOX_KEY_MAX_SESSIONS: '100',
+    SPRACHROHR_REALTIME_IDLE_TIMEOUT_MS: '120000',
+    ...env,
+  });
   const address = server.address.replace(/^http:\/\//, '');
   return { process: server, ws: `ws://${address}/v1`, liveKeys, sandboxKeys, dataDir };
 }
@@ -59,7 +64,12 @@ async function stopServer(server: Server): Promise<void> {
  * Opens a session socket; JSON frames are handed to `onFrame` with their arrival time, binary
  * frames (audio with `transport: binary`) to `onBinary`.
  */
-function open(url: string, key: string, onFrame: (frame: Record<string, unknown>, atMs: number) => void, onBinary: (atMs: number) => void = () => {}): Promise<WebSocket> {
+function open(
+  url: string,
+  key: string,
+  onFrame: (frame: Record<string, unknown>, atMs: number) => void,
+  onBinary: (atMs: number) => void = () => {},
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers: { 'X-API-Key': key } });
     socket.on('message', (data: Buffer, isBinary: boolean) => {
@@ -116,7 +126,12 @@ function speechEndSeconds(audio: Buffer): number {
 }
 
 /** Recognition with audio sent in real time: partial lags and final lags beyond the hangover. */
-async function recognitionLag(server: Server, keys: readonly string[], sessions: number, rounds: number): Promise<{ partialLags: number[]; finalLags: number[] }> {
+async function recognitionLag(
+  server: Server,
+  keys: readonly string[],
+  sessions: number,
+  rounds: number,
+): Promise<{ partialLags: number[]; finalLags: number[] }> {
   const audio = speech();
   const speechEnd = speechEndSeconds(audio);
   const partialLags: number[] = [];
@@ -256,16 +271,28 @@ export function printRealtimeFigures(figures: RealtimeFigures): void {
   console.log('\nRealtime over loopback (one serve process; eSpeak NG and pocketsphinx, one worker each):');
   console.log('| measure | figure | target |');
   console.log('|---|---|---|');
-  console.log(`| text.append → first audio.chunk (${f.firstAudioMs.count} sessions) | p50 ${f.firstAudioMs.p50.toFixed(1)} ms, p95 ${f.firstAudioMs.p95.toFixed(1)} ms | p50 ≤ 40, p95 ≤ 80 ms |`);
-  console.log(`| recognition partial lag, audio in real time (${f.partialLagMs.count} partials) | p50 ${f.partialLagMs.p50.toFixed(1)} ms, p95 ${f.partialLagMs.p95.toFixed(1)} ms | ≤ 60 ms |`);
-  console.log(`| final after end of speech, beyond the 500 ms hangover (${f.finalBeyondHangoverMs.count} finals) | p50 ${f.finalBeyondHangoverMs.p50.toFixed(1)} ms, p95 ${f.finalBeyondHangoverMs.p95.toFixed(1)} ms | ≤ 150 ms |`);
+  console.log(
+    `| text.append → first audio.chunk (${f.firstAudioMs.count} sessions) | p50 ${f.firstAudioMs.p50.toFixed(1)} ms, p95 ${f.firstAudioMs.p95.toFixed(1)} ms | p50 ≤ 40, p95 ≤ 80 ms |`,
+  );
+  console.log(
+    `| recognition partial lag, audio in real time (${f.partialLagMs.count} partials) | p50 ${f.partialLagMs.p50.toFixed(1)} ms, p95 ${f.partialLagMs.p95.toFixed(1)} ms | ≤ 60 ms |`,
+  );
+  console.log(
+    `| final after end of speech, beyond the 500 ms hangover (${f.finalBeyondHangoverMs.count} finals) | p50 ${f.finalBeyondHangoverMs.p50.toFixed(1)} ms, p95 ${f.finalBeyondHangoverMs.p95.toFixed(1)} ms | ≤ 150 ms |`,
+  );
   for (const transport of ['json', 'binary'] as const) {
     const s = f.synthesis100[transport];
-    console.log(`| 100 synthesis sessions at once (eSpeak NG), ${transport} transport: frames later than playback deadline + 20 ms | ${s.lateOver20Ms} of ${s.frames} (worst ${s.worstLateMs.toFixed(1)} ms late) | none |`);
-    console.log(`| the same 100 sessions: text.append → first audio frame | p50 ${s.firstAudioP50Ms.toFixed(0)} ms, max ${s.firstAudioMaxMs.toFixed(0)} ms | — |`);
+    console.log(
+      `| 100 synthesis sessions at once (eSpeak NG), ${transport} transport: frames later than playback deadline + 20 ms | ${s.lateOver20Ms} of ${s.frames} (worst ${s.worstLateMs.toFixed(1)} ms late) | none |`,
+    );
+    console.log(
+      `| the same 100 sessions: text.append → first audio frame | p50 ${s.firstAudioP50Ms.toFixed(0)} ms, max ${s.firstAudioMaxMs.toFixed(0)} ms | — |`,
+    );
   }
   const r = f.recognition50;
-  console.log(`| 50 recognition sessions at once (sandbox recogniser), audio in real time | ${r.finals} finals, final beyond hangover p99 ${r.finalBeyondHangoverP99Ms.toFixed(1)} ms | — |`);
+  console.log(
+    `| 50 recognition sessions at once (sandbox recogniser), audio in real time | ${r.finals} finals, final beyond hangover p99 ${r.finalBeyondHangoverP99Ms.toFixed(1)} ms | — |`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -30,7 +30,9 @@ export function benchRtpPacket(): RtpPacketFigures {
   const datagram = serializeRtp(fields);
   let sink = 0;
   const parseOurs = nanosecondsPer(() => (sink += parseRtp(datagram)!.sequenceNumber));
-  const parseRtpJs = nanosecondsPer(() => (sink += new ReferencePacket(new DataView(datagram.buffer, datagram.byteOffset, datagram.byteLength)).getSequenceNumber()));
+  const parseRtpJs = nanosecondsPer(
+    () => (sink += new ReferencePacket(new DataView(datagram.buffer, datagram.byteOffset, datagram.byteLength)).getSequenceNumber()),
+  );
   const serialiseOurs = nanosecondsPer(() => (sink += serializeRtp(fields).length));
   const payloadView = new DataView(fields.payload.buffer);
   const serialiseRtpJs = nanosecondsPer(() => {

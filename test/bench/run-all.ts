@@ -23,7 +23,9 @@ const http = await benchTtsHttp();
 console.log(`Sandbox POST /v1/tts, ${http.textCharacters} characters as pcm16 (${(http.responseBytes / 1024).toFixed(0)} KiB of audio), loopback:`);
 console.log(`| measure | figure | target |`);
 console.log(`|---|---|---|`);
-console.log(`| latency, one connection, ${http.sequential.requests} sequential requests | p50 ${http.sequential.p50Ms.toFixed(2)} ms, p99 ${http.sequential.p99Ms.toFixed(2)} ms | p50 < 5 ms |`);
+console.log(
+  `| latency, one connection, ${http.sequential.requests} sequential requests | p50 ${http.sequential.p50Ms.toFixed(2)} ms, p99 ${http.sequential.p99Ms.toFixed(2)} ms | p50 < 5 ms |`,
+);
 console.log(
   `| throughput, ${http.load.connections} connections (wrk) | ${Math.round(http.load.requestsPerSecond)} requests/s (p50 ${http.load.p50Ms.toFixed(1)} ms, p99 ${http.load.p99Ms.toFixed(1)} ms, ${http.load.non2xx} non-2xx) | ≥ 1,500 requests/s |`,
 );
@@ -45,8 +47,11 @@ console.log('|---|---|---|---|');
 for (const f of engine.firstAudio) console.log(`| ${f.text} | ${f.model} | ${f.p50Ms.toFixed(1)} ms | ${f.p95Ms.toFixed(1)} ms |`);
 console.log('\n| text | format (rate) | audio | synthesis + encoding | real-time factor |');
 console.log('|---|---|---|---|---|');
-for (const b of engine.batch) console.log(`| ${b.text} | ${b.format} (${b.rateHz}) | ${b.audioSeconds.toFixed(1)} s | ${b.ms.toFixed(0)} ms | ${b.rtf.toFixed(4)} |`);
-console.log(`\nPeak RSS ${engine.peakRssMb.toFixed(0)} MB. ${engine.concurrent.syntheses} concurrent 100-word syntheses (all formats): event-loop stall max ${engine.concurrent.maxStallMs.toFixed(1)} ms, p99 ${engine.concurrent.p99StallMs.toFixed(1)} ms; all done in ${(engine.concurrent.wallMs / 1000).toFixed(1)} s.`);
+for (const b of engine.batch)
+  console.log(`| ${b.text} | ${b.format} (${b.rateHz}) | ${b.audioSeconds.toFixed(1)} s | ${b.ms.toFixed(0)} ms | ${b.rtf.toFixed(4)} |`);
+console.log(
+  `\nPeak RSS ${engine.peakRssMb.toFixed(0)} MB. ${engine.concurrent.syntheses} concurrent 100-word syntheses (all formats): event-loop stall max ${engine.concurrent.maxStallMs.toFixed(1)} ms, p99 ${engine.concurrent.p99StallMs.toFixed(1)} ms; all done in ${(engine.concurrent.wallMs / 1000).toFixed(1)} s.`,
+);
 
 const roundTrip = await benchRoundTrip();
 console.log('\nRound trip: English IVR commands, eSpeak NG → pocketsphinx (command grammar):');
@@ -58,14 +63,18 @@ console.log('\nSwiss German rendering on the development set (test/bench/dialect
 console.log('| region | sentences | chrF | WER | German copied: chrF / WER |');
 console.log('|---|---|---|---|---|');
 for (const f of await benchDialectQuality('devset')) {
-  console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
+  console.log(
+    `| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`,
+  );
 }
 
 console.log('\nHeld-out set (test/bench/dialect/heldout.json, never used to write the data):');
 console.log('| region | sentences | chrF | WER | German copied: chrF / WER |');
 console.log('|---|---|---|---|---|');
 for (const f of await benchDialectQuality('heldout')) {
-  console.log(`| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`);
+  console.log(
+    `| ${f.region} | ${f.sentences} | ${f.chrF.toFixed(1)} | ${(f.wer * 100).toFixed(1)} % | ${f.copyChrF.toFixed(1)} / ${(f.copyWer * 100).toFixed(1)} % |`,
+  );
 }
 
 const speed = benchDialectSpeed();
@@ -73,7 +82,9 @@ console.log(`\nSwiss German rendering time (normalisation, rewrites, lexicon, ru
 console.log('| region | p50 | p99 |');
 console.log('|---|---|---|');
 for (const f of speed.perRegion) console.log(`| ${f.region} | ${f.p50Ms.toFixed(2)} ms | ${f.p99Ms.toFixed(2)} ms |`);
-console.log(`10-word opening (added before swift's first audio, target ≤ 5 ms): p50 ${speed.tenWords.p50Ms.toFixed(3)} ms, p99 ${speed.tenWords.p99Ms.toFixed(3)} ms`);
+console.log(
+  `10-word opening (added before swift's first audio, target ≤ 5 ms): p50 ${speed.tenWords.p50Ms.toFixed(3)} ms, p99 ${speed.tenWords.p99Ms.toFixed(3)} ms`,
+);
 console.log(`Pronouncing a word not yet in the cache: ${speed.uncachedWordUs.toFixed(1)} µs`);
 const dialectFirstAudio = await benchDialectFirstAudio();
 console.log(

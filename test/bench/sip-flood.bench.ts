@@ -90,7 +90,9 @@ export async function benchOptionsFlood(requests = 60_000, settleMs = 35_000): P
 
 /** Prints the figures as docs/performance.md shows them. */
 export function printFloodFigures(figures: FloodFigures): void {
-  console.log(`\nOPTIONS flood: ${figures.requests} over UDP in ${figures.seconds.toFixed(1)} s, ${figures.answered} answered, ${figures.transactionsAfter} transactions kept`);
+  console.log(
+    `\nOPTIONS flood: ${figures.requests} over UDP in ${figures.seconds.toFixed(1)} s, ${figures.answered} answered, ${figures.transactionsAfter} transactions kept`,
+  );
   console.log('| measure | before | just after | 35 s after |');
   console.log('|---|---|---|---|');
   console.log(`| heap used (after GC) | ${figures.heapMb.before} MB | ${figures.heapMb.after} MB | ${figures.heapMb.settled} MB |`);

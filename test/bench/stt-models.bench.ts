@@ -24,12 +24,44 @@ const RATE = 16000;
 /** IVR sentences per language (written for this benchmark). */
 const SENTENCES: Record<string, readonly string[]> = {
   en: IVR_SENTENCES,
-  de: ['ich möchte meine rechnung bezahlen', 'wie sind ihre öffnungszeiten', 'bitte verbinden sie mich mit einem mitarbeiter', 'ich möchte meine bestellung stornieren', 'mein internet funktioniert nicht', 'können sie das bitte wiederholen', 'ja das ist richtig', 'nein danke'],
-  fr: ['je voudrais payer ma facture', 'quelles sont vos heures d’ouverture', 'passez-moi un conseiller s’il vous plaît', 'je veux annuler ma commande', 'ma connexion internet ne fonctionne pas', 'pouvez-vous répéter s’il vous plaît', 'oui c’est exact', 'non merci'],
-  it: ['vorrei pagare la mia bolletta', 'quali sono i vostri orari di apertura', 'mi passi un operatore per favore', 'voglio annullare il mio ordine', 'la mia connessione internet non funziona', 'può ripetere per favore', 'sì è corretto', 'no grazie'],
+  de: [
+    'ich möchte meine rechnung bezahlen',
+    'wie sind ihre öffnungszeiten',
+    'bitte verbinden sie mich mit einem mitarbeiter',
+    'ich möchte meine bestellung stornieren',
+    'mein internet funktioniert nicht',
+    'können sie das bitte wiederholen',
+    'ja das ist richtig',
+    'nein danke',
+  ],
+  fr: [
+    'je voudrais payer ma facture',
+    'quelles sont vos heures d’ouverture',
+    'passez-moi un conseiller s’il vous plaît',
+    'je veux annuler ma commande',
+    'ma connexion internet ne fonctionne pas',
+    'pouvez-vous répéter s’il vous plaît',
+    'oui c’est exact',
+    'non merci',
+  ],
+  it: [
+    'vorrei pagare la mia bolletta',
+    'quali sono i vostri orari di apertura',
+    'mi passi un operatore per favore',
+    'voglio annullare il mio ordine',
+    'la mia connessione internet non funziona',
+    'può ripetere per favore',
+    'sì è corretto',
+    'no grazie',
+  ],
 };
 
-const words = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}' ]+/gu, ' ').split(/\s+/).filter(Boolean);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}' ]+/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 export interface ModelFigures {
   readonly engine: string;
@@ -40,7 +72,11 @@ export interface ModelFigures {
 /** Measures every installed recogniser; an empty list when none is installed. */
 export async function benchInstalledModels(modelsDir = process.env['SPRACHROHR_MODELS_DIR']): Promise<ModelFigures[]> {
   if (!modelsDir) return [];
-  const installed = await startInstalledModels(modelsDir, LANGUAGES.map((language) => language.code), 1);
+  const installed = await startInstalledModels(
+    modelsDir,
+    LANGUAGES.map((language) => language.code),
+    1,
+  );
   const speech = await SpeechAudio.start();
   const figures: ModelFigures[] = [];
   try {
@@ -53,7 +89,14 @@ export async function benchInstalledModels(modelsDir = process.env['SPRACHROHR_M
 }
 
 async function benchEngine(engine: RunningRecogniser, speech: SpeechAudio, languageId: LiveRecognisers['languageId']): Promise<ModelFigures> {
-  const recognisers: LiveRecognisers = { engines: [engine], engineFor: () => engine, languages: engine.capabilities.languages, unavailable: [], languageId, voiceActivity: 'webrtc' };
+  const recognisers: LiveRecognisers = {
+    engines: [engine],
+    engineFor: () => engine,
+    languages: engine.capabilities.languages,
+    unavailable: [],
+    languageId,
+    voiceActivity: 'webrtc',
+  };
   const rows: ModelFigures['rows'] = [];
   let processing = 0;
   let audioSeconds = 0;
@@ -63,7 +106,8 @@ async function benchEngine(engine: RunningRecogniser, speech: SpeechAudio, langu
     const sets: Array<[string, Item[]]> = [];
     if (base === 'en') sets.push(['Debian test recordings (11 real, 96 words)', debianRecordings()]);
     const spoken: Item[] = [];
-    for (const [index, sentence] of SENTENCES[base]!.entries()) spoken.push({ id: `${base}-${index}`, reference: sentence, pcm: await speech.speak(sentence, RATE, base, index % 2 ? 'jonas' : 'anna') });
+    for (const [index, sentence] of SENTENCES[base]!.entries())
+      spoken.push({ id: `${base}-${index}`, reference: sentence, pcm: await speech.speak(sentence, RATE, base, index % 2 ? 'jonas' : 'anna') });
     sets.push([`IVR sentences by eSpeak NG (${base}, ${spoken.length})`, spoken]);
     for (const [set, items] of sets) {
       for (const audio of ['16 kHz', '8 kHz µ-law'] as const) {
@@ -97,7 +141,8 @@ export function printModelFigures(figures: ModelFigures[]): void {
   console.log('\nInstalled recognition models (one worker each, open vocabulary):');
   console.log('| engine | set | audio | words | WER |');
   console.log('|---|---|---|---|---|');
-  for (const figure of figures) for (const row of figure.rows) console.log(`| ${figure.engine} | ${row.set} | ${row.audio} | ${row.words} | ${(row.wer * 100).toFixed(1)} % |`);
+  for (const figure of figures)
+    for (const row of figure.rows) console.log(`| ${figure.engine} | ${row.set} | ${row.audio} | ${row.words} | ${(row.wer * 100).toFixed(1)} % |`);
   for (const figure of figures) console.log(`${figure.engine}: batch real-time factor ${figure.batchRtf.toFixed(3)} (16 kHz sets)`);
 }
 

@@ -48,7 +48,12 @@ export interface Item {
   readonly pcm: Int16Array;
 }
 
-export const words = (text: string) => text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
+export const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z' ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 /** A 16-bit PCM WAV file (or a headerless one) as samples. */
 function readWave(path: string): Int16Array {
@@ -65,7 +70,11 @@ export function debianRecordings(): Item[] {
     for (const line of readFileSync(`${DATA}/${folder}/${list}`, 'utf8').trim().split('\n')) {
       const id = /\(([^)]+)\)\s*$/.exec(line)![1]!;
       // "mr" is written out the way the dictionary spells the spoken word.
-      const reference = line.replace(/<\/?s>/g, '').replace(/\([^)]*\)\s*$/, '').trim().replace(/\bmr\b/g, 'mister');
+      const reference = line
+        .replace(/<\/?s>/g, '')
+        .replace(/\([^)]*\)\s*$/, '')
+        .trim()
+        .replace(/\bmr\b/g, 'mister');
       items.push({ id: `${folder}/${id}`, reference, pcm: readWave(`${DATA}/${folder}/${name(id)}`) });
     }
   };
@@ -108,7 +117,8 @@ export interface SttFigures {
   vadMicrosecondsPerFrame: number;
 }
 
-export const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+export const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
 
 /** Runs every measurement (one recogniser worker, as on a two-core machine). */
 export async function benchStt(): Promise<SttFigures> {
@@ -142,7 +152,14 @@ export async function benchStt(): Promise<SttFigures> {
         errors += wordErrors(words(item.reference).join(' '), words(result.text).join(' '));
         total += words(item.reference).length;
       }
-      figures.push({ set, audio, vocabulary: vocabulary.length > 0 ? 'the set’s sentences as grammar' : 'open (language model)', words: total, errors, wer: errors / total });
+      figures.push({
+        set,
+        audio,
+        vocabulary: vocabulary.length > 0 ? 'the set’s sentences as grammar' : 'open (language model)',
+        words: total,
+        errors,
+        wer: errors / total,
+      });
     };
     for (const audio of ['16 kHz', '8 kHz µ-law'] as const) {
       await evaluate('Debian test recordings (11 real, 96 words)', debian, audio, []);
@@ -209,7 +226,12 @@ export async function benchStt(): Promise<SttFigures> {
       partialLagMs: { p50: percentile(partialLags, 50), p95: percentile(partialLags, 95), count: partialLags.length },
       finalBeyondHangoverMs: { p50: percentile(finalLags, 50), p95: percentile(finalLags, 95), count: finalLags.length },
       memoryPerStreamMb,
-      streamThroughput: { streams: throughputItems.length, audioSeconds: throughputAudio, wallSeconds, realTimeStreamsPerWorker: throughputAudio / wallSeconds },
+      streamThroughput: {
+        streams: throughputItems.length,
+        audioSeconds: throughputAudio,
+        wallSeconds,
+        realTimeStreamsPerWorker: throughputAudio / wallSeconds,
+      },
       vadMicrosecondsPerFrame: vadMicroseconds(debian[6]!.pcm),
     };
   } finally {
@@ -225,11 +247,15 @@ export function printSttFigures(figures: SttFigures): void {
   console.log('|---|---|---|---|---|');
   for (const row of figures.wer) console.log(`| ${row.set} | ${row.audio} | ${row.vocabulary} | ${row.words} | ${(row.wer * 100).toFixed(1)} % |`);
   console.log(`Batch real-time factor (decode, resample, detect, recognise; Debian set, 16 kHz, open): ${figures.batchRtf.toFixed(3)}`);
-  console.log(`Streaming in real time: partial lag p50 ${figures.partialLagMs.p50.toFixed(0)} ms / p95 ${figures.partialLagMs.p95.toFixed(0)} ms (${figures.partialLagMs.count} partials); final after end of speech beyond the ${DEFAULT_ENDPOINTER_OPTIONS.hangoverMs} ms hangover p50 ${figures.finalBeyondHangoverMs.p50.toFixed(0)} ms / p95 ${figures.finalBeyondHangoverMs.p95.toFixed(0)} ms (${figures.finalBeyondHangoverMs.count} finals)`);
+  console.log(
+    `Streaming in real time: partial lag p50 ${figures.partialLagMs.p50.toFixed(0)} ms / p95 ${figures.partialLagMs.p95.toFixed(0)} ms (${figures.partialLagMs.count} partials); final after end of speech beyond the ${DEFAULT_ENDPOINTER_OPTIONS.hangoverMs} ms hangover p50 ${figures.finalBeyondHangoverMs.p50.toFixed(0)} ms / p95 ${figures.finalBeyondHangoverMs.p95.toFixed(0)} ms (${figures.finalBeyondHangoverMs.count} finals)`,
+  );
   console.log(`Memory per open stream (its decoder with the language model): ${figures.memoryPerStreamMb.toFixed(0)} MB`);
   const t = figures.streamThroughput;
   console.log(`Voice activity detection: ${figures.vadMicrosecondsPerFrame.toFixed(1)} µs per 20 ms frame`);
-  console.log(`Throughput: ${t.streams} streams at once, ${t.audioSeconds.toFixed(1)} s of audio in ${t.wallSeconds.toFixed(1)} s on one worker: ${t.realTimeStreamsPerWorker.toFixed(1)} real-time streams per worker (core)`);
+  console.log(
+    `Throughput: ${t.streams} streams at once, ${t.audioSeconds.toFixed(1)} s of audio in ${t.wallSeconds.toFixed(1)} s on one worker: ${t.realTimeStreamsPerWorker.toFixed(1)} real-time streams per worker (core)`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

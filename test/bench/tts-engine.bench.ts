@@ -39,7 +39,18 @@ export async function benchTtsEngine(): Promise<EngineFigures> {
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   // The service's default: one core stays with the event loop.
   const workers = loadConfig({}).ttsWorkers;
-  const registry = await createEngineRegistry({ languages: ['de-CH'], voices: ['anna'], voicesDir: null, sandboxCharactersPerSecond: 14, ttsEngine: 'espeak', ttsWorkers: workers, sttEngine: 'none', sttWorkers: 1, pocketsphinxModelDir: '', modelsDir: null });
+  const registry = await createEngineRegistry({
+    languages: ['de-CH'],
+    voices: ['anna'],
+    voicesDir: null,
+    sandboxCharactersPerSecond: 14,
+    ttsEngine: 'espeak',
+    ttsWorkers: workers,
+    sttEngine: 'none',
+    sttWorkers: 1,
+    pocketsphinxModelDir: '',
+    modelsDir: null,
+  });
   const engine = registry.live.tts!;
   const engines = { engine, dialect: registry.dialect };
   // As the server does at start.
@@ -48,7 +59,10 @@ export async function benchTtsEngine(): Promise<EngineFigures> {
   const sampleMemory = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   try {
     const firstAudio: EngineFigures['firstAudio'] = [];
-    for (const [label, text] of [['10 words', TEN_WORDS], ['100 words', HUNDRED_WORDS]] as const) {
+    for (const [label, text] of [
+      ['10 words', TEN_WORDS],
+      ['100 words', HUNDRED_WORDS],
+    ] as const) {
       for (const model of ['swift', 'studio'] as const) {
         const plan = planSynthesis({ text, model, format: 'pcm16' }, false);
         const times: number[] = [];
@@ -72,7 +86,10 @@ export async function benchTtsEngine(): Promise<EngineFigures> {
       }
     }
     const batch: EngineFigures['batch'] = [];
-    for (const [label, text] of [['10 words', TEN_WORDS], ['100 words', HUNDRED_WORDS]] as const) {
+    for (const [label, text] of [
+      ['10 words', TEN_WORDS],
+      ['100 words', HUNDRED_WORDS],
+    ] as const) {
       for (const format of FORMATS) {
         const plan = planSynthesis({ text, format: format.id }, false);
         const times: number[] = [];

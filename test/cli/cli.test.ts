@@ -156,7 +156,13 @@ describe('sprachrohr serve, tts and stt', () => {
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        },
         (res) => {
           let body = '';
           res.on('data', (chunk: Buffer) => (body += chunk.toString()));

@@ -52,7 +52,13 @@ beforeAll(async () => {
   const goodZip = await zipOf(Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])));
   served.set('/tiny.zip', goodZip);
   // The same archive with its model file replaced: same size, different bytes.
-  served.set('/tampered.zip', await zipOf({ ...Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])), 'vosk-model-tiny/graph/words.txt': '<eps> 0\nhallo 1\n' }));
+  served.set(
+    '/tampered.zip',
+    await zipOf({
+      ...Object.fromEntries(Object.entries(VOSK_FILES).map(([name, text]) => [`vosk-model-tiny/${name}`, text])),
+      'vosk-model-tiny/graph/words.txt': '<eps> 0\nhallo 1\n',
+    }),
+  );
   served.set('/incomplete.zip', await zipOf({ 'm/am/final.mdl': 'x', 'm/conf/mfcc.conf': '' }));
   // yazl will not write a path that leaves the folder: the name is patched in afterwards
   // (same length, in the local header and the central directory).
@@ -173,7 +179,9 @@ describe('sprachrohr models', () => {
     const handMade = path.join(dir, 'models', 'hand-made-de');
     await writeTinyVoskModel(handMade);
     await fs.writeFile(path.join(handMade, 'sprachrohr-model.json'), JSON.stringify({ engine: 'vosk', languages: ['de'] }));
-    expect((await runCli(['models', 'verify', 'hand-made-de'], env())).stdout).toContain('hand-made-de: ok (layout complete; no recorded checksums; loads and decodes in a separate process)');
+    expect((await runCli(['models', 'verify', 'hand-made-de'], env())).stdout).toContain(
+      'hand-made-de: ok (layout complete; no recorded checksums; loads and decodes in a separate process)',
+    );
     await fs.writeFile(path.join(handMade, 'am/final.mdl'), 'not a Kaldi model');
     const damaged = await runCli(['models', 'verify', 'hand-made-de'], env());
     expect(damaged.code).toBe(1);

@@ -149,12 +149,17 @@ describe('every catalog region has its own data', () => {
 
   it('renders every de-CH dialect of the catalog: never German, and each region with its own data', () => {
     const sentences = ['Wir sind von Montag bis Freitag für Sie da, nicht am Sonntag.', 'Drücken Sie die Eins für die Rechnung.'];
-    const dialects = LANGUAGES.find((language) => language.code === 'de-CH')!.dialects.map((d) => d.id).filter((id) => id !== 'hochdeutsch');
+    const dialects = LANGUAGES.find((language) => language.code === 'de-CH')!
+      .dialects.map((d) => d.id)
+      .filter((id) => id !== 'hochdeutsch');
     for (const dialect of dialects) {
       for (const sentence of sentences) expect(say(sentence, dialect), dialect).not.toBe(sentence);
       if (dialect === 'standard') continue;
       expect(REGION_FILES[dialect], dialect).toBeDefined();
-      expect(sentences.some((sentence) => say(sentence, dialect) !== say(sentence, 'standard')), dialect).toBe(true);
+      expect(
+        sentences.some((sentence) => say(sentence, dialect) !== say(sentence, 'standard')),
+        dialect,
+      ).toBe(true);
     }
     expect(new Set(dialects.map((dialect) => say(sentences[0]!, dialect))).size).toBeGreaterThanOrEqual(7);
   });

@@ -34,7 +34,18 @@ describe('the endpointer', () => {
   it('closes it after the hangover, and reports where speech ended', () => {
     const endpointer = new Endpointer(options);
     const decisions = [...'xxxxx.....'].map((c) => endpointer.push(FRAME, c === 'x'));
-    expect(decisions.map((d) => d.kind)).toEqual(['silence', 'silence', 'start', 'continue', 'continue', 'continue', 'continue', 'continue', 'continue', 'end']);
+    expect(decisions.map((d) => d.kind)).toEqual([
+      'silence',
+      'silence',
+      'start',
+      'continue',
+      'continue',
+      'continue',
+      'continue',
+      'continue',
+      'continue',
+      'end',
+    ]);
     // Five frames of speech (three of them opening the utterance), then five silent ones.
     expect(decisions[9]).toEqual({ kind: 'end', speechEndFrames: 5 });
   });
@@ -147,9 +158,11 @@ describe('the batch-to-streaming adapter (VAD-segmented)', () => {
     const events = [];
     for await (const event of ended) events.push(event);
     expect(events).toEqual([]);
-    await expect((async () => {
-      for await (const event of ended) void event;
-    })()).rejects.toThrow(/read once/);
+    await expect(
+      (async () => {
+        for await (const event of ended) void event;
+      })(),
+    ).rejects.toThrow(/read once/);
   });
 
   it('refuses a language or rate it does not serve', () => {

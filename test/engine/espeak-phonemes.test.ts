@@ -27,7 +27,11 @@ function germanMnemonicsFromPhontab(): Set<string> {
     for (let entry = 0; entry < count; entry += 1) {
       const packed = view.getUint32(at + entry * 16, true);
       const type = data[at + entry * 16 + 11]!;
-      const text = [0, 1, 2, 3].map((byte) => (packed >> (8 * byte)) & 0xff).filter((code) => code !== 0).map((code) => String.fromCharCode(code)).join('');
+      const text = [0, 1, 2, 3]
+        .map((byte) => (packed >> (8 * byte)) & 0xff)
+        .filter((code) => code !== 0)
+        .map((code) => String.fromCharCode(code))
+        .join('');
       // Printable mnemonics only (the table holds one internal control entry).
       if (text !== '' && type !== PH_INVALID && /^[\x21-\x7e]+$/.test(text)) mnemonics.push(text);
     }

@@ -83,7 +83,11 @@ describe('eSpeak NG voices and languages', () => {
     await Promise.all(
       controllers.map(async (controller) => {
         const run = (async () => {
-          for await (const event of engine.synthesize(textDocument('Ein sehr langer Text. '.repeat(200)), { voice: 'anna', speed: 1, style: null, sampleRateHz: 22050 }, controller.signal)) {
+          for await (const event of engine.synthesize(
+            textDocument('Ein sehr langer Text. '.repeat(200)),
+            { voice: 'anna', speed: 1, style: null, sampleRateHz: 22050 },
+            controller.signal,
+          )) {
             if (event.type === 'audio') controller.abort();
           }
         })();
@@ -144,7 +148,11 @@ describe('eSpeak NG speaks Swiss German with its pronunciation', () => {
   it('keeps every word after a mark that follows a full stop', async () => {
     const text = (items: SpeechItem[]) => collect(new EspeakTtsEngine(pool), swissDocument(items), options);
     const plain = await text([{ type: 'text', text: 'Willkommen. Für Deutsch drücken Sie die Eins.' }]);
-    const marked = await text([{ type: 'text', text: 'Willkommen. ' }, { type: 'mark', name: 'menu' }, { type: 'text', text: 'Für Deutsch drücken Sie die Eins.' }]);
+    const marked = await text([
+      { type: 'text', text: 'Willkommen. ' },
+      { type: 'mark', name: 'menu' },
+      { type: 'text', text: 'Für Deutsch drücken Sie die Eins.' },
+    ]);
     const plainLength = joinAudio(plain).length;
     expect(Math.abs(joinAudio(marked).length - plainLength) / plainLength).toBeLessThan(0.05);
     const mark = marked.find((event) => event.type === 'mark') as { offsetSeconds: number };
@@ -155,7 +163,9 @@ describe('eSpeak NG speaks Swiss German with its pronunciation', () => {
 
   it('makes emphasis audible on words given as phonemes', async () => {
     const plain = swissDocument([{ type: 'text', text: 'Ihre Wartezeit beträgt ungefähr drei Minuten.' }]);
-    const stressedItems = plain.passages[0]!.items.map((item) => (item.type === 'text' ? { ...item, prosody: { ...NEUTRAL_PROSODY, emphasis: 'strong' as const } } : item));
+    const stressedItems = plain.passages[0]!.items.map((item) =>
+      item.type === 'text' ? { ...item, prosody: { ...NEUTRAL_PROSODY, emphasis: 'strong' as const } } : item,
+    );
     const stressed: SpeechDocument = { passages: [{ ...plain.passages[0]!, items: stressedItems }] };
     const plainSeconds = joinAudio(await collect(new EspeakTtsEngine(pool), plain, options)).length / 22050;
     const stressedSeconds = joinAudio(await collect(new EspeakTtsEngine(pool), stressed, options)).length / 22050;
@@ -197,7 +207,13 @@ describe('eSpeak workers side by side', () => {
     try {
       const jobs = [
         { ssml: '<speak>Grüezi und willkommen beim Kundendienst der Stadtwerke.</speak>', voice: 'gmw/de+f3', wordsPerMinute: 165, pitch: 55, range: 50 },
-        { ssml: '<speak>Bonjour et bienvenue au service clientèle, merci de patienter.</speak>', voice: 'roa/fr+m3', wordsPerMinute: 180, pitch: 40, range: 60 },
+        {
+          ssml: '<speak>Bonjour et bienvenue au service clientèle, merci de patienter.</speak>',
+          voice: 'roa/fr+m3',
+          wordsPerMinute: 180,
+          pitch: 40,
+          range: 60,
+        },
       ];
       const signal = new AbortController().signal;
       const run = async (job: (typeof jobs)[number]) => {

@@ -25,7 +25,15 @@ let whisper: SherpaSttEngine;
 let speech: SpeechAudio;
 
 function whisperOptions(language: string) {
-  return { id: 'sherpa-onnx:tiny-whisper', type: 'whisper' as const, folder: path.dirname(files.encoder), paths: { encoder: path.basename(files.encoder), decoder: path.basename(files.decoder), tokens: path.basename(files.tokens) }, languages: ['de-CH'], modelLanguage: language, workers: 1 };
+  return {
+    id: 'sherpa-onnx:tiny-whisper',
+    type: 'whisper' as const,
+    folder: path.dirname(files.encoder),
+    paths: { encoder: path.basename(files.encoder), decoder: path.basename(files.decoder), tokens: path.basename(files.tokens) },
+    languages: ['de-CH'],
+    modelLanguage: language,
+    workers: 1,
+  };
 }
 
 /** One second of a sine at `frequency` Hz and amplitude `level` (of full scale), as floats. */
@@ -50,7 +58,9 @@ afterAll(async () => {
 describe('spoken-language identification (Whisper, sherpa-onnx)', () => {
   it('names the language the model hears, in a worker thread', async () => {
     const signal = new AbortController().signal;
-    const heard = await Promise.all([tone(250, 0.3), tone(1000, 0.3), tone(3500, 0.3), new Float32Array(RATE)].map((samples) => identifier.identify(samples, signal)));
+    const heard = await Promise.all(
+      [tone(250, 0.3), tone(1000, 0.3), tone(3500, 0.3), new Float32Array(RATE)].map((samples) => identifier.identify(samples, signal)),
+    );
     expect(heard).toEqual(['de', 'it', 'fr', 'en']);
     // Only the first 30 seconds are looked at: a long recording costs no more.
     const long = new Float32Array(90 * RATE);
@@ -67,7 +77,11 @@ describe('spoken-language identification (Whisper, sherpa-onnx)', () => {
   it('refuses models sherpa-onnx would end the process over, naming the file', async () => {
     const cases: Array<[string, { multilingual?: boolean; omitMetadata?: string[] }, RegExp]> = [
       ['english-only', { multilingual: false }, /is an English-only Whisper model; identifying languages needs a multilingual one/],
-      ['no-language-codes', { omitMetadata: ['all_language_codes'] }, /lacks the metadata sherpa-onnx needs for a multilingual Whisper encoder: all_language_codes/],
+      [
+        'no-language-codes',
+        { omitMetadata: ['all_language_codes'] },
+        /lacks the metadata sherpa-onnx needs for a multilingual Whisper encoder: all_language_codes/,
+      ],
       ['no-model-type', { omitMetadata: ['model_type'] }, /model_type "" is not a Whisper model sherpa-onnx identifies languages with/],
       ['no-sot', { omitMetadata: ['sot'] }, /lacks the metadata sherpa-onnx needs for a language-id encoder: sot/],
     ];
@@ -90,7 +104,11 @@ describe('offline Whisper recognition (sherpa-onnx)', () => {
   it('transcribes each utterance in the language it is told, words spread over the utterance', async () => {
     expect(whisper.capabilities).toMatchObject({ partials: false, vocabulary: 'none', sampleRatesHz: [16000] });
     const said = await speech.speak('Grüezi mitenand.', RATE, 'de');
-    const events = await recognise(whisper, { language: 'de-CH', vocabulary: [], sampleRateHz: RATE }, concatPcm([silencePcm(0.5, RATE), said, silencePcm(1, RATE)]));
+    const events = await recognise(
+      whisper,
+      { language: 'de-CH', vocabulary: [], sampleRateHz: RATE },
+      concatPcm([silencePcm(0.5, RATE), said, silencePcm(1, RATE)]),
+    );
     expect(events).toHaveLength(1);
     const final = events[0]!;
     expect(final.text).toBe('hallo');

@@ -8,25 +8,61 @@ import { normaliseText, sayAs } from '../../engine/text/normaliser.js';
 describe('number words', () => {
   it('German', () => {
     expect([0, 1, 16, 21, 30, 101, 999, 1000, 1001, 2026, 21_000, 1_000_000, 3_500_000].map(cardinalDe)).toEqual([
-      'null', 'eins', 'sechzehn', 'einundzwanzig', 'dreissig', 'einhunderteins', 'neunhundertneunundneunzig', 'eintausend', 'eintausendeins',
-      'zweitausendsechsundzwanzig', 'einundzwanzigtausend', 'eine Million', 'drei Millionen fünfhunderttausend',
+      'null',
+      'eins',
+      'sechzehn',
+      'einundzwanzig',
+      'dreissig',
+      'einhunderteins',
+      'neunhundertneunundneunzig',
+      'eintausend',
+      'eintausendeins',
+      'zweitausendsechsundzwanzig',
+      'einundzwanzigtausend',
+      'eine Million',
+      'drei Millionen fünfhunderttausend',
     ]);
     expect([1, 3, 7, 8, 19, 20, 21, 100, 103].map((n) => ordinalDe(n))).toEqual([
-      'erste', 'dritte', 'siebte', 'achte', 'neunzehnte', 'zwanzigste', 'einundzwanzigste', 'einhundertste', 'einhundertdritte',
+      'erste',
+      'dritte',
+      'siebte',
+      'achte',
+      'neunzehnte',
+      'zwanzigste',
+      'einundzwanzigste',
+      'einhundertste',
+      'einhundertdritte',
     ]);
     expect([1291, 1999, 2026].map(yearDe)).toEqual(['zwölfhunderteinundneunzig', 'neunzehnhundertneunundneunzig', 'zweitausendsechsundzwanzig']);
   });
 
   it('Swiss French', () => {
     expect([21, 71, 80, 91, 99, 100, 200, 201, 1000, 2026].map(cardinalFr)).toEqual([
-      'vingt et un', 'septante et un', 'huitante', 'nonante et un', 'nonante-neuf', 'cent', 'deux cents', 'deux cent un', 'mille', 'deux mille vingt-six',
+      'vingt et un',
+      'septante et un',
+      'huitante',
+      'nonante et un',
+      'nonante-neuf',
+      'cent',
+      'deux cents',
+      'deux cent un',
+      'mille',
+      'deux mille vingt-six',
     ]);
     expect([1, 2, 5, 9, 21].map(ordinalFr)).toEqual(['premier', 'deuxième', 'cinquième', 'neuvième', 'vingt et unième']);
   });
 
   it('Italian', () => {
     expect([1, 21, 23, 28, 100, 180, 1000, 1381, 2026].map(cardinalIt)).toEqual([
-      'uno', 'ventuno', 'ventitré', 'ventotto', 'cento', 'centottanta', 'mille', 'milletrecentottantuno', 'duemilaventisei',
+      'uno',
+      'ventuno',
+      'ventitré',
+      'ventotto',
+      'cento',
+      'centottanta',
+      'mille',
+      'milletrecentottantuno',
+      'duemilaventisei',
     ]);
     expect([1, 3, 11, 23].map(ordinalIt)).toEqual(['primo', 'terzo', 'undicesimo', 'ventitreesimo']);
   });
@@ -44,14 +80,18 @@ describe('plain-text normalisation', () => {
     ['de-CH', 'Hotline: +41 79 123 45 67', 'Hotline: plus vier eins, sieben neun, eins zwei drei, vier fünf, sechs sieben'],
     ['de-CH', 'Nummer 0791234567.', 'Nummer null sieben neun, eins zwei drei, vier fünf, sechs sieben.'],
     ['de-CH', 'Das kostet CHF 12.50.', 'Das kostet zwölf Franken fünfzig.'],
-    ['de-CH', 'Nur 9.– Fr. statt Fr. 1\'200.–', 'Nur neun Franken statt eintausendzweihundert Franken'],
+    ['de-CH', "Nur 9.– Fr. statt Fr. 1'200.–", 'Nur neun Franken statt eintausendzweihundert Franken'],
     ['de-CH', 'Zuschlag 50 Rp. oder 10 €', 'Zuschlag fünfzig Rappen oder zehn Euro'],
     ['de-CH', 'Am 21.11.2026 um 14:30 Uhr', 'Am einundzwanzigsten November zweitausendsechsundzwanzig um vierzehn Uhr dreissig'],
     ['de-CH', 'ab 8 Uhr, am 1. August', 'ab acht Uhr, am ersten August'],
     ['de-CH', 'Zins 1,5 % auf 3 Jahre', 'Zins eins Komma fünf Prozent auf drei Jahre'],
     ['de-CH', 'In der 3. Etage, z. B. Nr. 21', 'In der dritten Etage, zum Beispiel Nummer einundzwanzig'],
     ['de-CH', 'Gegründet im Jahr 1291.', 'Gegründet im Jahr zwölfhunderteinundneunzig.'],
-    ['fr-CH', 'Le 1er janvier à 14h30: CHF 72.50, 99 %.', 'Le premier janvier à quatorze heures trente: septante-deux francs cinquante, nonante-neuf pour cent.'],
+    [
+      'fr-CH',
+      'Le 1er janvier à 14h30: CHF 72.50, 99 %.',
+      'Le premier janvier à quatorze heures trente: septante-deux francs cinquante, nonante-neuf pour cent.',
+    ],
     ['fr-CH', 'Appelez le 022 345 67 89.', 'Appelez le zéro deux deux, trois quatre cinq, six sept, huit neuf.'],
     ['it-CH', 'Il 21 novembre alle 18:45, 3° piano.', 'Il ventuno novembre alle diciotto e quarantacinque, terzo piano.'],
     ['en-GB', 'On November 21st, 2026 at 9:05, e.g. 78%.', 'On November twenty-first, twenty twenty-six at nine oh five, for example seventy-eight percent.'],

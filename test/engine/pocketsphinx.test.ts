@@ -38,7 +38,11 @@ sttConformance({
 
 describe('pocketsphinx recognises English', () => {
   it('transcribes a real recording with word timings and confidences', async () => {
-    const events = await recognise(engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]));
+    const events = await recognise(
+      engine,
+      { language: 'en', vocabulary: [], sampleRateHz: RATE },
+      concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]),
+    );
     const finals = events.filter((event) => event.type === 'final');
     expect(finals.map((event) => event.text)).toEqual(['go forward ten meters']);
     const words = finals[0]!.words;
@@ -52,7 +56,11 @@ describe('pocketsphinx recognises English', () => {
   });
 
   it('gives partial results while the caller is still speaking', async () => {
-    const events = await recognise(engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]));
+    const events = await recognise(
+      engine,
+      { language: 'en', vocabulary: [], sampleRateHz: RATE },
+      concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]),
+    );
     const partials = events.filter((event) => event.type === 'partial');
     expect(partials.length).toBeGreaterThanOrEqual(2);
     expect(events.findIndex((event) => event.type === 'partial')).toBeLessThan(events.findIndex((event) => event.type === 'final'));
@@ -74,7 +82,11 @@ describe('pocketsphinx recognises English', () => {
     const withVocabulary = await recognise(engine, { language: 'en', vocabulary: ['opening hours', 'pay my bill', 'zxqv'], sampleRateHz: RATE }, audio);
     expect(withVocabulary.filter((event) => event.type === 'final').map((event) => event.text)).toEqual(['opening hours']);
     // The next stream on the same decoder is back on the open language model.
-    const open = await recognise(engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]));
+    const open = await recognise(
+      engine,
+      { language: 'en', vocabulary: [], sampleRateHz: RATE },
+      concatPcm([testRecording('goforward.raw'), silencePcm(1, RATE)]),
+    );
     expect(open.filter((event) => event.type === 'final').map((event) => event.text)).toEqual(['go forward ten meters']);
   });
 
@@ -82,7 +94,14 @@ describe('pocketsphinx recognises English', () => {
     const texts = ['yes', 'no', 'pay my bill', 'opening hours'];
     const audios = await Promise.all(texts.map(async (text) => concatPcm([await speech.speak(text, RATE), silencePcm(1, RATE)])));
     const results = await Promise.all(audios.map((audio) => recognise(engine, { language: 'en', vocabulary: texts, sampleRateHz: RATE }, audio)));
-    expect(results.map((events) => events.filter((event) => event.type === 'final').map((event) => event.text).join('|'))).toEqual(texts);
+    expect(
+      results.map((events) =>
+        events
+          .filter((event) => event.type === 'final')
+          .map((event) => event.text)
+          .join('|'),
+      ),
+    ).toEqual(texts);
   });
 });
 

@@ -23,7 +23,15 @@ let speech: SpeechAudio;
 async function transducerOptions(name: string, options: TinyStreamingOptions = {}): Promise<SherpaSttEngineOptions> {
   const folder = path.join(dir, name);
   await writeTinyTransducer(folder, options);
-  return { id: 'sherpa-onnx:tiny-transducer', type: 'transducer', folder, paths: { encoder: 'encoder.onnx', decoder: 'decoder.onnx', joiner: 'joiner.onnx', tokens: 'tokens.txt' }, languages: ['en'], modelLanguage: 'en', workers: 1 };
+  return {
+    id: 'sherpa-onnx:tiny-transducer',
+    type: 'transducer',
+    folder,
+    paths: { encoder: 'encoder.onnx', decoder: 'decoder.onnx', joiner: 'joiner.onnx', tokens: 'tokens.txt' },
+    languages: ['en'],
+    modelLanguage: 'en',
+    workers: 1,
+  };
 }
 
 beforeAll(async () => {
@@ -73,9 +81,21 @@ describe('a streaming transducer', () => {
 describe('streaming transducers sherpa-onnx would end the process over', () => {
   it('are refused at start with the file and the missing metadata named', async () => {
     const cases: Array<[string, TinyStreamingOptions, RegExp]> = [
-      ['no-chunk-length', { omitMetadata: { encoder: ['decode_chunk_len'] } }, /encoder.onnx lacks the metadata sherpa-onnx needs for a lstm transducer encoder: decode_chunk_len/],
-      ['no-model-type', { omitMetadata: { encoder: ['model_type'] } }, /encoder.onnx lacks the metadata sherpa-onnx needs for a transducer encoder: model_type/],
-      ['no-context-size', { omitMetadata: { decoder: ['context_size'] } }, /decoder.onnx lacks the metadata sherpa-onnx needs for a transducer decoder: context_size/],
+      [
+        'no-chunk-length',
+        { omitMetadata: { encoder: ['decode_chunk_len'] } },
+        /encoder.onnx lacks the metadata sherpa-onnx needs for a lstm transducer encoder: decode_chunk_len/,
+      ],
+      [
+        'no-model-type',
+        { omitMetadata: { encoder: ['model_type'] } },
+        /encoder.onnx lacks the metadata sherpa-onnx needs for a transducer encoder: model_type/,
+      ],
+      [
+        'no-context-size',
+        { omitMetadata: { decoder: ['context_size'] } },
+        /decoder.onnx lacks the metadata sherpa-onnx needs for a transducer decoder: context_size/,
+      ],
     ];
     for (const [name, options, message] of cases) {
       const start = SherpaSttEngine.start(await transducerOptions(name, options));

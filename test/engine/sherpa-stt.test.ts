@@ -24,14 +24,29 @@ let engine: SherpaSttEngine;
 let speech: SpeechAudio;
 
 function ctcOptions(folder: string) {
-  return { id: 'sherpa-onnx:tiny', type: 'nemo-ctc' as const, folder, paths: { model: 'model.onnx', tokens: 'tokens.txt' }, languages: ['en', 'en-GB'], modelLanguage: 'en', workers: 1 };
+  return {
+    id: 'sherpa-onnx:tiny',
+    type: 'nemo-ctc' as const,
+    folder,
+    paths: { model: 'model.onnx', tokens: 'tokens.txt' },
+    languages: ['en', 'en-GB'],
+    modelLanguage: 'en',
+    workers: 1,
+  };
 }
 
 /** A one-node ONNX model with the given metadata (for the checks that read only metadata). */
 async function metadataOnlyModel(file: string, metadata: Record<string, string>): Promise<void> {
   await fs.writeFile(
     file,
-    onnxModel({ graphName: 'identity', nodes: [node('Identity', ['x'], ['y'])], initializers: [], inputs: [valueInfo('x', FLOAT, [1])], outputs: [valueInfo('y', FLOAT, [1])], metadata }),
+    onnxModel({
+      graphName: 'identity',
+      nodes: [node('Identity', ['x'], ['y'])],
+      initializers: [],
+      inputs: [valueInfo('x', FLOAT, [1])],
+      outputs: [valueInfo('y', FLOAT, [1])],
+      metadata,
+    }),
   );
 }
 
@@ -79,7 +94,10 @@ describe('sherpa-onnx recognises through onnxruntime', () => {
 
 describe('sherpa-onnx results as words', () => {
   it('joins BPE pieces into words with times and confidences, in lower case', () => {
-    const result = resultWords({ text: ' HELLO WORLD', tokens: ['▁HE', 'LLO', ' WOR', 'LD'], timestamps: [0.4, 0.52, 0.8, 0.9], logProbabilities: [-0.1, -0.3, -0.05, -0.05] }, 2);
+    const result = resultWords(
+      { text: ' HELLO WORLD', tokens: ['▁HE', 'LLO', ' WOR', 'LD'], timestamps: [0.4, 0.52, 0.8, 0.9], logProbabilities: [-0.1, -0.3, -0.05, -0.05] },
+      2,
+    );
     expect(result.text).toBe('hello world');
     expect(result.words).toEqual([
       { w: 'hello', start: 0.4, end: 0.8, conf: Math.round(Math.exp(-0.2) * 1000) / 1000 },
@@ -100,12 +118,24 @@ describe('sherpa-onnx results as words', () => {
 describe('sherpa-onnx models that would end the process are refused first', () => {
   it('names the missing metadata, a missing blank, a bad token list and a file that is not ONNX', async () => {
     const cases: Array<[string, (folder: string) => Promise<void>, RegExp]> = [
-      ['no-vocab-size', (f) => writeTinyNemoCtcModel(f, { omitMetadata: ['vocab_size'] }).then(() => undefined), /lacks the metadata sherpa-onnx needs for a nemo-ctc model: vocab_size/],
-      ['no-blank', async (f) => fs.writeFile(path.join(f, 'tokens.txt'), TINY_CTC_TOKENS.replace('<blk>', 'blank')), /has no blank token \(<blk>, <eps>, <blank>\)/],
+      [
+        'no-vocab-size',
+        (f) => writeTinyNemoCtcModel(f, { omitMetadata: ['vocab_size'] }).then(() => undefined),
+        /lacks the metadata sherpa-onnx needs for a nemo-ctc model: vocab_size/,
+      ],
+      [
+        'no-blank',
+        async (f) => fs.writeFile(path.join(f, 'tokens.txt'), TINY_CTC_TOKENS.replace('<blk>', 'blank')),
+        /has no blank token \(<blk>, <eps>, <blank>\)/,
+      ],
       ['bad-tokens', async (f) => fs.writeFile(path.join(f, 'tokens.txt'), 'a 0\nthis is not a token line\n'), /tokens.txt: line 2 is not "<symbol> <id>"/],
       ['empty-tokens', async (f) => fs.writeFile(path.join(f, 'tokens.txt'), ''), /tokens.txt is empty/],
       ['not-onnx', async (f) => fs.writeFile(path.join(f, 'model.onnx'), '<html>404</html>'), /model.onnx is not an ONNX model/],
-      ['odd-normalisation', async (f) => metadataOnlyModel(path.join(f, 'model.onnx'), { vocab_size: '3', subsampling_factor: '1', normalize_type: 'all_features' }), /normalize_type "all_features" is not one sherpa-onnx applies/],
+      [
+        'odd-normalisation',
+        async (f) => metadataOnlyModel(path.join(f, 'model.onnx'), { vocab_size: '3', subsampling_factor: '1', normalize_type: 'all_features' }),
+        /normalize_type "all_features" is not one sherpa-onnx applies/,
+      ],
     ];
     for (const [name, change, message] of cases) {
       const folder = path.join(dir, name);

@@ -36,7 +36,8 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 function decisions(pcm: Int16Array): string {
   const detector = detectors(RATE);
   let out = '';
-  for (let at = 0; at + detector.frameSamples <= pcm.length; at += detector.frameSamples) out += detector.isSpeech(pcm.subarray(at, at + detector.frameSamples)) ? '1' : '0';
+  for (let at = 0; at + detector.frameSamples <= pcm.length; at += detector.frameSamples)
+    out += detector.isSpeech(pcm.subarray(at, at + detector.frameSamples)) ? '1' : '0';
   detector.close();
   return out;
 }
@@ -69,7 +70,16 @@ describe('Silero voice activity detection (sherpa-onnx)', () => {
 
   it('ends utterances for a recogniser in place of WebRTC', async () => {
     await writeTinyNemoCtcModel(path.join(dir, 'ctc'));
-    const engine = await SherpaSttEngine.start({ id: 'sherpa-onnx:tiny', type: 'nemo-ctc', folder: path.join(dir, 'ctc'), paths: { model: 'model.onnx', tokens: 'tokens.txt' }, languages: ['en'], modelLanguage: 'en', workers: 1, detectorFor: detectors });
+    const engine = await SherpaSttEngine.start({
+      id: 'sherpa-onnx:tiny',
+      type: 'nemo-ctc',
+      folder: path.join(dir, 'ctc'),
+      paths: { model: 'model.onnx', tokens: 'tokens.txt' },
+      languages: ['en'],
+      modelLanguage: 'en',
+      workers: 1,
+      detectorFor: detectors,
+    });
     const speech = await SpeechAudio.start();
     try {
       const said = await speech.speak('Hello.', RATE);

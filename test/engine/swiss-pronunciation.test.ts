@@ -166,7 +166,10 @@ describe('Swiss German pronunciation of a text', () => {
     expect(pronounceText("d'Frau", 'zurich')).toEqual([{ text: "d'Frau", ipa: 'ˈdfrau̯' }]);
     expect(pronounceText('dr Maa', 'bern')).toEqual([{ text: 'dr Maa', ipa: 'ˈdrmaː' }]);
     // Before punctuation or a word the rules cannot read, it stays on its own.
-    expect(pronounceText('d SBB', 'zurich')).toEqual([{ text: 'd', ipa: 'd' }, { text: ' SBB', ipa: null }]);
+    expect(pronounceText('d SBB', 'zurich')).toEqual([
+      { text: 'd', ipa: 'd' },
+      { text: ' SBB', ipa: null },
+    ]);
   });
 
   it('reads every word of every reference rendering (no letter without a rule)', () => {
@@ -202,7 +205,12 @@ describe('pronunciation data', () => {
         expect(source.trim().length, `${region}: ${letters}`).toBeGreaterThan(0);
         expect(splitPhones(ipa), `${region}: ${letters} → ${ipa}`).not.toBeNull();
       }
-      for (const [word, source] of [...(sounds.stressedEndings ?? []), ...(sounds.unstressedPrefixes ?? []), ...(sounds.unstressedWords ?? []), ...(sounds.proclitics ?? [])]) {
+      for (const [word, source] of [
+        ...(sounds.stressedEndings ?? []),
+        ...(sounds.unstressedPrefixes ?? []),
+        ...(sounds.unstressedWords ?? []),
+        ...(sounds.proclitics ?? []),
+      ]) {
         expect(source.trim().length, `${region}: ${word}`).toBeGreaterThan(0);
       }
     }

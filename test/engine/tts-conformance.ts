@@ -61,8 +61,23 @@ export function ttsConformance(name: string, makeEngine: () => TtsEngine): void 
     it('reports words and marks in order, inside the audio', async () => {
       const document: SpeechDocument = {
         passages: [
-          { language: 'de-CH', dialect: 'standard', items: [{ type: 'text', text: 'Eins zwei ' }, { type: 'mark', name: 'middle' }, { type: 'text', text: 'drei vier.' }] },
-          { language: 'fr-CH', dialect: 'standard', items: [{ type: 'text', text: 'Bonjour. ' }, { type: 'mark', name: 'last' }] },
+          {
+            language: 'de-CH',
+            dialect: 'standard',
+            items: [
+              { type: 'text', text: 'Eins zwei ' },
+              { type: 'mark', name: 'middle' },
+              { type: 'text', text: 'drei vier.' },
+            ],
+          },
+          {
+            language: 'fr-CH',
+            dialect: 'standard',
+            items: [
+              { type: 'text', text: 'Bonjour. ' },
+              { type: 'mark', name: 'last' },
+            ],
+          },
         ],
       };
       const events = await collect(makeEngine(), document, OPTIONS);
@@ -90,7 +105,17 @@ export function ttsConformance(name: string, makeEngine: () => TtsEngine): void 
 
     it('renders a break as silence of at least its length', async () => {
       const document: SpeechDocument = {
-        passages: [{ language: 'de-CH', dialect: 'standard', items: [{ type: 'text', text: 'Eins.' }, { type: 'break', milliseconds: 800 }, { type: 'text', text: 'Zwei.' }] }],
+        passages: [
+          {
+            language: 'de-CH',
+            dialect: 'standard',
+            items: [
+              { type: 'text', text: 'Eins.' },
+              { type: 'break', milliseconds: 800 },
+              { type: 'text', text: 'Zwei.' },
+            ],
+          },
+        ],
       };
       const events = await collect(makeEngine(), document, OPTIONS);
       const audio = events.filter((e) => e.type === 'audio');

@@ -105,7 +105,9 @@ describe('Vosk model folders that cannot be used', () => {
     for (const part of ['am/final.mdl', 'conf/mfcc.conf', 'conf/model.conf', 'graph/words.txt', 'graph/HCLG.fst']) {
       const folder = await brokenCopy(`missing-${part.replace(/\W/g, '-')}`, (f) => fs.rm(path.join(f, part)));
       await expect(readVoskModelLayout(folder), part).rejects.toThrow(VoskModelError);
-      await expect(VoskEngine.start({ folder, id: 'vosk:x', languages: ['de'], workers: 1 }), part).rejects.toThrow(part === 'graph/HCLG.fst' ? /neither graph\/HCLG.fst nor/ : `${part} is missing`);
+      await expect(VoskEngine.start({ folder, id: 'vosk:x', languages: ['de'], workers: 1 }), part).rejects.toThrow(
+        part === 'graph/HCLG.fst' ? /neither graph\/HCLG.fst nor/ : `${part} is missing`,
+      );
     }
     const ivector = await brokenCopy('half-ivector', async (f) => {
       await fs.mkdir(path.join(f, 'ivector'));
@@ -132,15 +134,19 @@ describe('Vosk model folders that cannot be used', () => {
     ];
     for (const [name, change] of cases) {
       const folder = await brokenCopy(name, change);
-      await expect(VoskEngine.start({ folder, id: 'vosk:x', languages: ['de'], workers: 1 }), name).rejects.toThrow(`Vosk could not load the model in ${folder}`);
+      await expect(VoskEngine.start({ folder, id: 'vosk:x', languages: ['de'], workers: 1 }), name).rejects.toThrow(
+        `Vosk could not load the model in ${folder}`,
+      );
     }
   });
 
   it('says how to install libvosk when the library is missing', async () => {
-    await expect(VoskEngine.start({ folder: staticModel, id: 'vosk:x', languages: ['de'], workers: 1, libraryPath: path.join(dir, 'libvosk.so') })).rejects.toThrow(
-      /libvosk cannot be loaded \(npm install vosk --ignore-scripts\)/,
-    );
+    await expect(
+      VoskEngine.start({ folder: staticModel, id: 'vosk:x', languages: ['de'], workers: 1, libraryPath: path.join(dir, 'libvosk.so') }),
+    ).rejects.toThrow(/libvosk cannot be loaded \(npm install vosk --ignore-scripts\)/);
     // The library really is where the adapter looks for it.
-    expect(readFileSync(new URL('../../node_modules/vosk/lib/linux-x86_64/libvosk.so', import.meta.url)).subarray(0, 4)).toEqual(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    expect(readFileSync(new URL('../../node_modules/vosk/lib/linux-x86_64/libvosk.so', import.meta.url)).subarray(0, 4)).toEqual(
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46]),
+    );
   });
 });

@@ -22,7 +22,8 @@ export async function requireBaresip(): Promise<{ version: string }> {
   const output = await new Promise<string>((resolve, reject) => {
     // `-h` prints the banner and the usage, then exits (with status 1 in 1.0).
     execFile(BARESIP, ['-h'], { timeout: 5000 }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error(`${BARESIP} is not installed: apt-get install baresip-core (see .ci/system-deps)`));
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT')
+        reject(new Error(`${BARESIP} is not installed: apt-get install baresip-core (see .ci/system-deps)`));
       else resolve(`${stdout}${stderr}`);
     });
   });

@@ -117,14 +117,28 @@ export class FakeDrachtio {
   /** Waits for the first message from the app after index `from` that matches. */
   async next(match: (message: AppSipMessage) => boolean, from = 0, timeoutMs = 5000): Promise<AppSipMessage> {
     let found: AppSipMessage | undefined;
-    await this.until(() => (found = this.fromApp.slice(from).find(match)) !== undefined, timeoutMs, () => `no matching message from the app; got ${this.fromApp.map(summary).join(', ')}`);
+    await this.until(
+      () => (found = this.fromApp.slice(from).find(match)) !== undefined,
+      timeoutMs,
+      () => `no matching message from the app; got ${this.fromApp.map(summary).join(', ')}`,
+    );
     return found!;
   }
 
   /** A new INVITE from the network, as drachtio-server hands it to the app (after its own 100). */
   invite(options: { number: string; sdp?: string; caller?: { address: string; port: number }; callId?: string; headers?: string[] }): FakeCall {
     const caller = options.caller ?? { address: '127.0.0.1', port: 5090 };
-    const call: FakeCall = { callId: options.callId ?? `${randomUUID()}@fake`, transactionId: randomUUID(), caller, fromTag: hex(4), number: options.number, dialogId: null, toTag: null, cseq: 1, localCseq: 1 };
+    const call: FakeCall = {
+      callId: options.callId ?? `${randomUUID()}@fake`,
+      transactionId: randomUUID(),
+      caller,
+      fromTag: hex(4),
+      number: options.number,
+      dialogId: null,
+      toTag: null,
+      cseq: 1,
+      localCseq: 1,
+    };
     const body = options.sdp ?? '';
     const raw = [
       `INVITE sip:${call.number}@${SIP_ADDRESS}:${SIP_PORT} SIP/2.0`,
@@ -275,11 +289,16 @@ export class FakeDrachtio {
       if (isInvite && written.status === 200) call.dialogId = `${call.callId};from-tag=${call.fromTag}`;
       if (written.status >= 200) transaction.final = true;
       const extra = written.headers.lines().filter(({ name }) => !DIALOG_HEADERS.has(name.toLowerCase()));
-      if (request.method === 'INVITE' && written.status > 100 && written.status < 300 && !written.headers.has('Contact')) extra.push({ name: 'Contact', value: `<sip:${SIP_ADDRESS}:${SIP_PORT}>` });
+      if (request.method === 'INVITE' && written.status > 100 && written.status < 300 && !written.headers.has('Contact'))
+        extra.push({ name: 'Contact', value: `<sip:${SIP_ADDRESS}:${SIP_PORT}>` });
       const text = responseText(request, written.status, written.reason, toTag, extra, written.body.toString('utf8'));
       const dialog = isInvite && written.status === 200 ? call.dialogId! : (call.dialogId ?? '');
       record(parse(text), call.callId, transactionId, dialog);
-      return this.reply(socket, msgId, `OK|application|${Buffer.byteLength(text)}|udp|${SIP_ADDRESS}|${SIP_PORT}|${now()}|${transactionId}|${dialog}||Msg sent:|\r\n${text}`);
+      return this.reply(
+        socket,
+        msgId,
+        `OK|application|${Buffer.byteLength(text)}|udp|${SIP_ADDRESS}|${SIP_PORT}|${now()}|${transactionId}|${dialog}||Msg sent:|\r\n${text}`,
+      );
     }
     const call = [...this.calls.values()].find((candidate) => candidate.dialogId !== null && candidate.dialogId === dialogId);
     if (!call) {
@@ -379,7 +398,14 @@ export class FakeDrachtio {
 }
 
 /** A response to a request, with its Via, From, To (our tag added when given), Call-ID and CSeq. */
-function responseText(request: SipRequest, status: number, reason: string, toTag?: string, extra: ReadonlyArray<{ name: string; value: string }> = [], body = ''): string {
+function responseText(
+  request: SipRequest,
+  status: number,
+  reason: string,
+  toTag?: string,
+  extra: ReadonlyArray<{ name: string; value: string }> = [],
+  body = '',
+): string {
   const to = request.headers.get('To') ?? '';
   return [
     `SIP/2.0 ${status} ${reason}`,
@@ -449,4 +475,5 @@ function now(): string {
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
-const summary = (message: AppSipMessage) => (message.written.kind === 'request' ? message.written.method : `${message.written.status} ${message.written.headers.get('CSeq') ?? ''}`);
+const summary = (message: AppSipMessage) =>
+  message.written.kind === 'request' ? message.written.method : `${message.written.status} ${message.written.headers.get('CSeq') ?? ''}`;

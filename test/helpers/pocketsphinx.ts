@@ -33,7 +33,9 @@ export async function recogniseCommand(wav: Uint8Array, phrases: readonly string
     const grammar = path.join(dir, 'commands.gram');
     await fs.writeFile(audio, wav);
     await fs.writeFile(grammar, `#JSGF V1.0;\ngrammar commands;\npublic <command> = ${phrases.join(' | ')};\n`);
-    const { stdout } = await run('pocketsphinx_continuous', ['-infile', audio, '-jsgf', grammar, '-hmm', MODEL, '-dict', DICTIONARY, '-logfn', '/dev/null'], { timeout: 60_000 });
+    const { stdout } = await run('pocketsphinx_continuous', ['-infile', audio, '-jsgf', grammar, '-hmm', MODEL, '-dict', DICTIONARY, '-logfn', '/dev/null'], {
+      timeout: 60_000,
+    });
     return stdout.trim().replace(/\s+/g, ' ');
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
@@ -83,7 +85,10 @@ export interface CommandScore {
  * Synthesises every IVR command with `synthesise` (the live API) and scores what pocketsphinx
  * hears; `prepare` can turn the audio into the 16 kHz WAV the recogniser needs.
  */
-export async function scoreCommands(synthesise: (command: string) => Promise<Buffer>, prepare: (wav: Buffer) => Promise<Buffer> = async (wav) => wav): Promise<CommandScore> {
+export async function scoreCommands(
+  synthesise: (command: string) => Promise<Buffer>,
+  prepare: (wav: Buffer) => Promise<Buffer> = async (wav) => wav,
+): Promise<CommandScore> {
   let errors = 0;
   let words = 0;
   let exact = 0;

@@ -34,7 +34,11 @@ export async function rtpEndpoint(address: string): Promise<RtpEndpoint> {
 export function sendSilence(from: RtpEndpoint, address: string, port: number, ssrc: number, count: number, first = 1): void {
   const silence = encodeMulaw(new Int16Array(160));
   for (let i = 0; i < count; i++) {
-    from.socket.send(serializeRtp({ payloadType: 0, sequenceNumber: first + i, timestamp: (first + i) * 160, ssrc, marker: i === 0, payload: silence }), port, address);
+    from.socket.send(
+      serializeRtp({ payloadType: 0, sequenceNumber: first + i, timestamp: (first + i) * 160, ssrc, marker: i === 0, payload: silence }),
+      port,
+      address,
+    );
   }
 }
 

@@ -82,11 +82,16 @@ export class Peer {
 }
 
 export const describeMessage = (message: SipMessage) => (message.kind === 'request' ? message.method : `${message.status} ${message.headers.get('CSeq')}`);
-export const response = (status: number, method: string) => (message: SipMessage) => message.kind === 'response' && message.status === status && message.headers.get('CSeq')!.endsWith(method);
+export const response = (status: number, method: string) => (message: SipMessage) =>
+  message.kind === 'response' && message.status === status && message.headers.get('CSeq')!.endsWith(method);
 export const request = (method: string) => (message: SipMessage) => message.kind === 'request' && message.method === method;
 
 let branchCounter = 0;
-export function sipRequest(peer: Peer, method: string, options: { callId: string; cseq: number; toTag?: string; branch?: string; body?: string; transport?: string; extra?: string[] }): string {
+export function sipRequest(
+  peer: Peer,
+  method: string,
+  options: { callId: string; cseq: number; toTag?: string; branch?: string; body?: string; transport?: string; extra?: string[] },
+): string {
   const body = options.body ?? '';
   return [
     `${method} sip:100@127.0.0.1 SIP/2.0`,
@@ -104,4 +109,3 @@ export function sipRequest(peer: Peer, method: string, options: { callId: string
     body,
   ].join('\r\n');
 }
-

@@ -226,9 +226,7 @@ export async function startSipp(options: SippOptions): Promise<SippRun> {
       resolve({ code, signal });
     });
   });
-  const result = ended.then(({ code, signal }) =>
-    collectResult({ command, code, signal, killed, stopped, localPort, files, stdout, stderr }),
-  );
+  const result = ended.then(({ code, signal }) => collectResult({ command, code, signal, killed, stopped, localPort, files, stdout, stderr }));
   // A run nobody waits for must not become an unhandled rejection.
   result.catch(() => {});
 
@@ -240,7 +238,15 @@ export async function startSipp(options: SippOptions): Promise<SippRun> {
     files,
     pid: child.pid,
     result,
-    listening: (timeoutMs = 5000) => waitBound(localIp, localPort, transport, () => exited, timeoutMs, () => stderr),
+    listening: (timeoutMs = 5000) =>
+      waitBound(
+        localIp,
+        localPort,
+        transport,
+        () => exited,
+        timeoutMs,
+        () => stderr,
+      ),
     stop: async (graceMs = 2000) => {
       stopped = !exited;
       kill(graceMs);
@@ -413,7 +419,8 @@ export function requireSipp(): Promise<SippVersion> {
       const banner = `${stdout}${stderr}`;
       const match = /SIPp v(\d+\.\d+(?:\.\d+)?)([-\w]*)/.exec(banner);
       if (!match) {
-        const why = error && (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : `did not report its version (${error?.message ?? banner.slice(0, 200)})`;
+        const why =
+          error && (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : `did not report its version (${error?.message ?? banner.slice(0, 200)})`;
         reject(new Error(`SIPp (${SIPP}) ${why}: install the Debian package sip-tester (npm run system-deps)`));
         return;
       }
@@ -453,14 +460,7 @@ function tcpPortFree(host: string, port: number): Promise<boolean> {
 }
 
 /** Polls /proc/net until `host:port` is bound (UDP) or listening (TCP). */
-async function waitBound(
-  host: string,
-  port: number,
-  transport: SippTransport,
-  ended: () => boolean,
-  timeoutMs: number,
-  stderr: () => string,
-): Promise<void> {
+async function waitBound(host: string, port: number, transport: SippTransport, ended: () => boolean, timeoutMs: number, stderr: () => string): Promise<void> {
   const table = `/proc/net/${transport === 't1' ? 'tcp' : 'udp'}${host.includes(':') ? '6' : ''}`;
   if (!existsSync(table)) {
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -605,10 +605,23 @@ export function malformedSipMessages(target: string): RawSipMessage[] {
     ['CRLF keepalive', '\r\n\r\n'],
     ['request line only', `OPTIONS ${uri} SIP/2.0\r\n\r\n`],
     ['headers never end', `OPTIONS ${uri} SIP/2.0\r\n${headers('raw-noend')}Content-Length: 0\r\n`],
-    ['NUL and 8-bit bytes', Buffer.concat([Buffer.from(`OPTIONS ${uri} SIP/2.0\r\n${headers('raw-binary')}Subject: `, 'latin1'), Buffer.from([0, 0xff, 0xfe, 0x80, 0]), Buffer.from('\r\nContent-Length: 0\r\n\r\n')])],
-    ['1000 Via headers', `OPTIONS ${uri} SIP/2.0\r\n${'Via: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bK-many\r\n'.repeat(1000)}${headers('raw-vias')}Content-Length: 0\r\n\r\n`],
+    [
+      'NUL and 8-bit bytes',
+      Buffer.concat([
+        Buffer.from(`OPTIONS ${uri} SIP/2.0\r\n${headers('raw-binary')}Subject: `, 'latin1'),
+        Buffer.from([0, 0xff, 0xfe, 0x80, 0]),
+        Buffer.from('\r\nContent-Length: 0\r\n\r\n'),
+      ]),
+    ],
+    [
+      '1000 Via headers',
+      `OPTIONS ${uri} SIP/2.0\r\n${'Via: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bK-many\r\n'.repeat(1000)}${headers('raw-vias')}Content-Length: 0\r\n\r\n`,
+    ],
     ['60 KB header line', `OPTIONS ${uri} SIP/2.0\r\n${headers('raw-longline')}Subject: ${'x'.repeat(60_000)}\r\nContent-Length: 0\r\n\r\n`],
-    ['Content-Length beyond the datagram', `INVITE ${uri} SIP/2.0\r\n${headers('raw-shortbody', 'INVITE', 'Content-Type: application/sdp\r\n')}Content-Length: 1000000\r\n\r\nv=0\r\n`],
+    [
+      'Content-Length beyond the datagram',
+      `INVITE ${uri} SIP/2.0\r\n${headers('raw-shortbody', 'INVITE', 'Content-Type: application/sdp\r\n')}Content-Length: 1000000\r\n\r\nv=0\r\n`,
+    ],
     ['Content-Length not a number', `OPTIONS ${uri} SIP/2.0\r\n${headers('raw-badlength')}Content-Length: 12abc\r\n\r\n`],
     ['largest UDP datagram', `${oversizedHead}${oversizedBody}\r\n\r\n${'y'.repeat(oversizedBody)}`],
   ];

@@ -22,10 +22,7 @@ export interface TestApp {
 }
 
 /** Builds the real app (real store, real engines) with configuration overrides. */
-export async function createTestApp(
-  env: Record<string, string> = {},
-  options: { ready?: boolean; realRateLimit?: boolean } = {},
-): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { ready?: boolean; realRateLimit?: boolean } = {}): Promise<TestApp> {
   // Without live engines unless a test asks for them: eSpeak's warm-up takes seconds per app.
   const config: Config = loadConfig({
     SPRACHROHR_KEY_SECRET: 'test-secret-test-secret-test-secret!',

@@ -3,7 +3,7 @@
  * no espeak-ng data, no lexicon), so the neural engine's loading and generation run in tests
  * without a real voice. The ONNX ModelProto is encoded by hand (protobuf wire format).
  */
-// 
+//
 // The graph ignores the noise scales and turns every input token into a
 // block of constant samples:
 //   value(token) = 0.05 + 0.01 * id          (always > 0.01, so sherpa's
@@ -70,7 +70,7 @@ export function buildTinyVitsOnnx({ sampleRate = TINY_VITS_SAMPLE_RATE, omitMeta
 }
 
 // One character per line: "<char> <id>"; a line holding only an id is space.
-export const TINY_VITS_CHARS = [..."abcdefghijklmnopqrstuvwxyz0123456789,.'?!-:;\""];
+export const TINY_VITS_CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789,.\'?!-:;"'];
 
 export function buildTinyVitsTokens(): string {
   const lines = ['1']; // space -> id 1
@@ -78,7 +78,10 @@ export function buildTinyVitsTokens(): string {
   return lines.join('\n') + '\n';
 }
 
-export async function writeTinyVitsModel(dir: string, options: { sampleRate?: number; omitMetadata?: string[]; comment?: string } = {}): Promise<{ model: string; tokens: string; sampleRate: number }> {
+export async function writeTinyVitsModel(
+  dir: string,
+  options: { sampleRate?: number; omitMetadata?: string[]; comment?: string } = {},
+): Promise<{ model: string; tokens: string; sampleRate: number }> {
   await mkdir(dir, { recursive: true });
   const model = join(dir, 'model.onnx');
   const tokens = join(dir, 'tokens.txt');

@@ -139,7 +139,12 @@ export function buildTinyWhisperEncoderOnnx(options: { multilingual?: boolean; o
     );
   });
   nodes.push(
-    node('Concat', BANDS.map((_, b) => `band${b}_max`), ['bands'], { axis: 2 }), // [N, 1, 3]
+    node(
+      'Concat',
+      BANDS.map((_, b) => `band${b}_max`),
+      ['bands'],
+      { axis: 2 },
+    ), // [N, 1, 3]
     node('Unsqueeze', ['bands', 'layer_axis'], ['n_layer_cross_k']), // [1, N, 1, 3]
     node('Identity', ['n_layer_cross_k'], ['n_layer_cross_v']),
   );
@@ -232,7 +237,12 @@ export function buildTinyWhisperDecoderOnnx(options: { multilingual?: boolean } 
     tensor('audio_weights', FLOAT, [4, VOCAB], weights),
     tensor('audio_bias', FLOAT, [VOCAB], bias),
     tensor('position_axis', INT64, [1], [1]),
-    tensor('caps', FLOAT, [VOCAB], Array.from({ length: VOCAB }, (_, v) => (Object.values(WORD_ID).includes(v) ? 0 : 1e4))),
+    tensor(
+      'caps',
+      FLOAT,
+      [VOCAB],
+      Array.from({ length: VOCAB }, (_, v) => (Object.values(WORD_ID).includes(v) ? 0 : 1e4)),
+    ),
   ];
   const cache = [TEXT_LAYERS, 'N', TEXT_CTX, STATE];
   return onnxModel({
@@ -248,7 +258,11 @@ export function buildTinyWhisperDecoderOnnx(options: { multilingual?: boolean } 
       valueInfo('n_layer_cross_v', FLOAT, [TEXT_LAYERS, 'N', 'A', STATE]),
       valueInfo('offset', INT64, [1]),
     ],
-    outputs: [valueInfo('logits', FLOAT, ['N', 'n', VOCAB]), valueInfo('out_n_layer_self_k_cache', FLOAT, cache), valueInfo('out_n_layer_self_v_cache', FLOAT, cache)],
+    outputs: [
+      valueInfo('logits', FLOAT, ['N', 'n', VOCAB]),
+      valueInfo('out_n_layer_self_k_cache', FLOAT, cache),
+      valueInfo('out_n_layer_self_v_cache', FLOAT, cache),
+    ],
     metadata: {}, // the export script writes metadata to the encoder only
     opset: 13,
   });
@@ -265,7 +279,10 @@ export function tinyWhisperTokens(): string {
  * `multilingual: false` gives an English-only model (is_multilingual 0); `omitMetadata`
  * drops encoder metadata keys (sherpa-onnx then ends the process on load).
  */
-export async function writeTinyWhisperModel(dir: string, options: { multilingual?: boolean; omitMetadata?: string[] } = {}): Promise<{ encoder: string; decoder: string; tokens: string }> {
+export async function writeTinyWhisperModel(
+  dir: string,
+  options: { multilingual?: boolean; omitMetadata?: string[] } = {},
+): Promise<{ encoder: string; decoder: string; tokens: string }> {
   await mkdir(dir, { recursive: true });
   const encoder = join(dir, 'tiny-encoder.onnx');
   const decoder = join(dir, 'tiny-decoder.onnx');

@@ -42,7 +42,12 @@ describe('authentication on every endpoint', () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['x-speech-key-status']).toBe(`superseded; stops working ${old.expiresAt}`);
     }
-    const failed = await t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': original.key, 'content-type': 'application/json' }, payload: '{}' });
+    const failed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tts',
+      headers: { 'x-api-key': original.key, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(failed.statusCode).toBe(400);
     expect(failed.headers['x-speech-key-status']).toMatch(/^superseded; stops working /);
     const fresh = await t.app.inject({ url: '/v1/tts/voices', headers: { 'x-api-key': created.key } });

@@ -11,7 +11,12 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 function synth(body: Record<string, unknown>) {
-  return t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': t.sandboxKey, 'content-type': 'application/json' }, payload: { text: 'Hallo', format: 'pcm16', ...body } });
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/tts',
+    headers: { 'x-api-key': t.sandboxKey, 'content-type': 'application/json' },
+    payload: { text: 'Hallo', format: 'pcm16', ...body },
+  });
 }
 
 describe('GET /v1/capabilities', () => {
@@ -23,7 +28,13 @@ describe('GET /v1/capabilities', () => {
     expect(capabilities.authentication).toMatchObject({ header: 'X-API-Key' });
     expect(capabilities.authentication.websocket.map((form: { form: string }) => form.form)).toEqual(['header', 'subprotocol', 'query']);
     expect(capabilities.cache).toMatchObject({ enabled: false, hits: 0, hit_rate: null, seconds_served_from_cache: 0 });
-    expect(capabilities.limits).toMatchObject({ metering_unit: 'audio_seconds', minimum_billable_unit: null, tts_max_text_characters: 8000, stt_max_upload_bytes: 26214400, requests_per_minute: 600 });
+    expect(capabilities.limits).toMatchObject({
+      metering_unit: 'audio_seconds',
+      minimum_billable_unit: null,
+      tts_max_text_characters: 8000,
+      stt_max_upload_bytes: 26214400,
+      requests_per_minute: 600,
+    });
     expect(capabilities.sandbox.characters_per_second).toBe(14);
     expect(capabilities.text_to_speech.realtime_protocol).toMatchObject({ available: true, subprotocol: 'speech.v1' });
     expect(capabilities.text_to_speech.realtime_protocol.endpoint).toMatch(/^wss?:\/\/.+\/v1\/tts\/stream$/);
@@ -37,7 +48,8 @@ describe('GET /v1/capabilities', () => {
 
   it('lists every error code with its status, and the spec codes are all there', () => {
     const codes = new Map<string, number>(capabilities.errors.map((e: { code: string; http_status: number }) => [e.code, e.http_status]));
-    const spec = 'stt.invalid_audio, stt.unsupported_format, stt.audio_too_large, stt.rate_limited, stt.unauthenticated, stt.forbidden, stt.upstream_unavailable, stt.timeout, stt.internal_error, stt.invalid_request, tts.invalid_request, tts.text_required, tts.text_too_long, tts.unknown_voice, tts.unknown_language, tts.unsupported_format, tts.invalid_speed, tts.style_too_long, tts.encode_failed, tts.invalid_ssml, tts.capacity, stt.capacity, tts.plan_limit_reached, stt.plan_limit_reached, tts.entitlement_exhausted, stt.entitlement_exhausted, tts.unauthenticated, tts.forbidden, tts.rate_limited, tts.unavailable, tts.timeout, tts.internal_error';
+    const spec =
+      'stt.invalid_audio, stt.unsupported_format, stt.audio_too_large, stt.rate_limited, stt.unauthenticated, stt.forbidden, stt.upstream_unavailable, stt.timeout, stt.internal_error, stt.invalid_request, tts.invalid_request, tts.text_required, tts.text_too_long, tts.unknown_voice, tts.unknown_language, tts.unsupported_format, tts.invalid_speed, tts.style_too_long, tts.encode_failed, tts.invalid_ssml, tts.capacity, stt.capacity, tts.plan_limit_reached, stt.plan_limit_reached, tts.entitlement_exhausted, stt.entitlement_exhausted, tts.unauthenticated, tts.forbidden, tts.rate_limited, tts.unavailable, tts.timeout, tts.internal_error';
     for (const code of spec.split(', ')) expect(codes.has(code), code).toBe(true);
     expect(codes.get('tts.text_too_long')).toBe(413);
     expect(codes.get('stt.unsupported_format')).toBe(415);
@@ -52,7 +64,12 @@ describe('GET /v1/capabilities', () => {
     const { key } = await t.services.keys.create('usage', 'sandbox');
     const before = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': key } })).json();
     expect(before.usage_today).toEqual({ tts_audio_seconds_used: 0, tts_audio_seconds_limit: 7200, tts_audio_seconds_available: 7200 });
-    const synthesis = await t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: { text: 'a'.repeat(139) } });
+    const synthesis = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tts',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: { text: 'a'.repeat(139) },
+    });
     expect(Number(synthesis.headers['x-speech-audio-duration'])).toBeCloseTo(10, 1);
     const after = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': key } })).json();
     expect(after.usage_today).toEqual({ tts_audio_seconds_used: 10, tts_audio_seconds_limit: 7200, tts_audio_seconds_available: 7190 });
@@ -125,7 +142,9 @@ describe('GET /v1/openapi.json', () => {
     }
     expect(Object.keys(document.paths).sort()).toEqual([...served].sort());
     const tts = document.paths['/v1/tts'].post;
-    expect(tts.requestBody.content['application/json'].schema.properties.voice.enum).toEqual(capabilities.text_to_speech.voices.map((v: { id: string }) => v.id));
+    expect(tts.requestBody.content['application/json'].schema.properties.voice.enum).toEqual(
+      capabilities.text_to_speech.voices.map((v: { id: string }) => v.id),
+    );
     expect(tts.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(8000);
     expect(document.paths['/v1/stt'].post.requestBody.content).toHaveProperty(['multipart/form-data']);
     expect(tts.responses['400'] ?? tts.responses['4XX']).toBeDefined();
@@ -142,11 +161,29 @@ describe('GET /v1/asyncapi.json', () => {
       expect(doc.asyncapi).toBe('3.0.0');
       expect(doc.channels.tts_stream.address).toBe('/v1/tts/stream');
       expect(doc.channels.stt_stream.address).toBe('/v1/stt/stream');
-      const names = (family: string) => Object.values(doc.components.messages as Record<string, { name: string }>).filter((_, index) => Object.keys(doc.components.messages)[index]!.startsWith(family)).map((message) => message.name);
-      expect(names('tts').sort()).toEqual([...capabilities.text_to_speech.realtime_protocol.client_frames, ...capabilities.text_to_speech.realtime_protocol.server_frames].sort());
-      expect(names('stt').sort()).toEqual([...capabilities.speech_to_text.realtime_protocol.client_frames, ...capabilities.speech_to_text.realtime_protocol.server_frames].sort());
+      const names = (family: string) =>
+        Object.values(doc.components.messages as Record<string, { name: string }>)
+          .filter((_, index) => Object.keys(doc.components.messages)[index]!.startsWith(family))
+          .map((message) => message.name);
+      expect(names('tts').sort()).toEqual(
+        [...capabilities.text_to_speech.realtime_protocol.client_frames, ...capabilities.text_to_speech.realtime_protocol.server_frames].sort(),
+      );
+      expect(names('stt').sort()).toEqual(
+        [...capabilities.speech_to_text.realtime_protocol.client_frames, ...capabilities.speech_to_text.realtime_protocol.server_frames].sort(),
+      );
       // session.start carries every synthesis field except text and output, plus transport.
-      expect(Object.keys(doc.components.messages.tts_session_start.payload.properties).sort()).toEqual(['dialect', 'format', 'language', 'model', 'sample_rate_hz', 'speed', 'style', 'transport', 'type', 'voice']);
+      expect(Object.keys(doc.components.messages.tts_session_start.payload.properties).sort()).toEqual([
+        'dialect',
+        'format',
+        'language',
+        'model',
+        'sample_rate_hz',
+        'speed',
+        'style',
+        'transport',
+        'type',
+        'voice',
+      ]);
       expect(capabilities.api.realtime_documentation).toMatch(/\/v1\/asyncapi\.json$/);
     } finally {
       await t.close();

@@ -116,7 +116,12 @@ describe('limits of simultaneous requests and request rate', () => {
   it('refuses synthesis once the daily audio budget is spent', async () => {
     t = await createTestApp({ SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS: '5' });
     const request = () =>
-      t!.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': t!.sandboxKey, 'content-type': 'application/json' }, payload: { text: 'a'.repeat(50) } });
+      t!.app.inject({
+        method: 'POST',
+        url: '/v1/tts',
+        headers: { 'x-api-key': t!.sandboxKey, 'content-type': 'application/json' },
+        payload: { text: 'a'.repeat(50) },
+      });
     // 50 characters last 3.6 s: the first fits the 5 s budget, the second would overdraw it.
     expect((await request()).statusCode).toBe(200);
     const refused = await request();

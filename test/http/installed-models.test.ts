@@ -43,7 +43,10 @@ beforeAll(async () => {
   );
   // Silero finds speech for every recogniser's 16 kHz streams.
   await writeTinySileroVad(path.join(dir, 'models', 'silero'));
-  await fs.writeFile(path.join(dir, 'models', 'silero', 'sprachrohr-model.json'), JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }));
+  await fs.writeFile(
+    path.join(dir, 'models', 'silero', 'sprachrohr-model.json'),
+    JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }),
+  );
   // A multilingual Whisper model picks among candidates (the tiny one hears eSpeak as German).
   await writeTinyWhisperModel(path.join(dir, 'models', 'lid'));
   await fs.writeFile(
@@ -80,7 +83,13 @@ describe('installed recognition models', () => {
       expect(transcript.words[0].start).toBeGreaterThan(0.3);
     }
     // 8 kHz µ-law is resampled to the model's 16 kHz before Vosk hears it.
-    const mulaw = customWav({ tag: 7, channels: 1, rate: 8000, bits: 8, data: Buffer.from(Array.from({ length: 16000 }, (_, i) => (i > 4000 && i < 12000 ? (i % 16 < 8 ? 0x10 : 0x90) : 0xff))) });
+    const mulaw = customWav({
+      tag: 7,
+      channels: 1,
+      rate: 8000,
+      bits: 8,
+      data: Buffer.from(Array.from({ length: 16000 }, (_, i) => (i > 4000 && i < 12000 ? (i % 16 < 8 ? 0x10 : 0x90) : 0xff))),
+    });
     const telephone = await recognise({ lang: 'de-CH' }, mulaw);
     expect(telephone.statusCode, telephone.body).toBe(200);
     expect(telephone.json()).toMatchObject({ lang: 'de-CH', duration_s: 2 });
@@ -102,7 +111,10 @@ describe('installed recognition models', () => {
     expect(detected.json()).toMatchObject({ lang: 'de-CH', text: expect.stringMatching(/^hello( hello)*$/) });
     // It hears German, which neither candidate is: the recognisers' confidence decides, and the
     // embedded recogniser (which reports one) wins over the CTC model (which reports none).
-    const english = await recognise({ lang: 'en-GB,en', vocabulary: 'opening hours, pay my bill' }, wavOf(concatPcm([silencePcm(0.4, 16000), await speech.speak('Opening hours', 16000), silencePcm(0.8, 16000)]), 16000));
+    const english = await recognise(
+      { lang: 'en-GB,en', vocabulary: 'opening hours, pay my bill' },
+      wavOf(concatPcm([silencePcm(0.4, 16000), await speech.speak('Opening hours', 16000), silencePcm(0.8, 16000)]), 16000),
+    );
     expect(english.statusCode, english.body).toBe(200);
     expect(english.json()).toMatchObject({ lang: 'en', text: 'opening hours' });
   });
@@ -141,25 +153,51 @@ describe('installed recognition models', () => {
   it('stop the start with the folder named when one cannot be used', async () => {
     const cases: Array<[string, (modelsDir: string) => Promise<void>, RegExp]> = [
       ['no description', async (m) => void (await writeTinyVoskModel(path.join(m, 'bare'))), /bare: sprachrohr-model.json is missing/],
-      ['unknown language', async (m) => void (await installVosk(m, 'klingon', { engine: 'vosk', languages: ['tlh'] })), /klingon: none of its languages \(tlh\) is a catalog language/],
-      ['missing part', async (m) => fs.rm(path.join(await installVosk(m, 'partial', { engine: 'vosk', languages: ['de'] }), 'conf/model.conf')), /partial is not a Vosk model: conf\/model.conf is missing/],
-      ['damaged file', async (m) => fs.writeFile(path.join(await installVosk(m, 'damaged', { engine: 'vosk', languages: ['de'] }), 'am/final.mdl'), 'x'), /damaged: Vosk could not load the model/],
+      [
+        'unknown language',
+        async (m) => void (await installVosk(m, 'klingon', { engine: 'vosk', languages: ['tlh'] })),
+        /klingon: none of its languages \(tlh\) is a catalog language/,
+      ],
+      [
+        'missing part',
+        async (m) => fs.rm(path.join(await installVosk(m, 'partial', { engine: 'vosk', languages: ['de'] }), 'conf/model.conf')),
+        /partial is not a Vosk model: conf\/model.conf is missing/,
+      ],
+      [
+        'damaged file',
+        async (m) => fs.writeFile(path.join(await installVosk(m, 'damaged', { engine: 'vosk', languages: ['de'] }), 'am/final.mdl'), 'x'),
+        /damaged: Vosk could not load the model/,
+      ],
       [
         'crashes when run',
         async (m) => {
           await writeTinySileroVad(path.join(m, 'crashing'), { failAtRun: true });
-          await fs.writeFile(path.join(m, 'crashing', 'sprachrohr-model.json'), JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }));
+          await fs.writeFile(
+            path.join(m, 'crashing', 'sprachrohr-model.json'),
+            JSON.stringify({ engine: 'sherpa-onnx', type: 'silero-vad', paths: { model: 'silero_vad.onnx' } }),
+          );
         },
         // Tried in a separate process first: onnxruntime's exception ends that one, not the service.
         /crashing: loading it and decoding a second of audio ended the process \(signal SIGABRT\): .*Ort::Exception/,
       ],
-      ['bad JSON', async (m) => fs.writeFile(path.join(await installVosk(m, 'typo', { engine: 'vosk', languages: ['de'] }), 'sprachrohr-model.json'), '{"engine": "vosk",'), /typo\/sprachrohr-model.json: not valid JSON/],
+      [
+        'bad JSON',
+        async (m) =>
+          fs.writeFile(path.join(await installVosk(m, 'typo', { engine: 'vosk', languages: ['de'] }), 'sprachrohr-model.json'), '{"engine": "vosk",'),
+        /typo\/sprachrohr-model.json: not valid JSON/,
+      ],
     ];
     for (const [name, install, message] of cases) {
       const modelsDir = path.join(dir, `broken-${name.replace(/\W/g, '-')}`);
       await fs.mkdir(modelsDir, { recursive: true });
       await install(modelsDir);
-      const config = loadConfig({ SPRACHROHR_KEY_SECRET: 'x'.repeat(32), SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_STT_WORKERS: '1', SPRACHROHR_MODELS_DIR: modelsDir });
+      const config = loadConfig({
+        SPRACHROHR_KEY_SECRET: 'x'.repeat(32),
+        SPRACHROHR_TTS_ENGINE: 'none',
+        SPRACHROHR_STT_ENGINE: 'none',
+        SPRACHROHR_STT_WORKERS: '1',
+        SPRACHROHR_MODELS_DIR: modelsDir,
+      });
       const started = startEngines(config);
       await expect(started, name).rejects.toThrow(ConfigError);
       await expect(started, name).rejects.toThrow(message);

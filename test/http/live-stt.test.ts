@@ -71,7 +71,10 @@ describe('POST /v1/stt with a live key (pocketsphinx)', () => {
     for (const lang of ['de-CH', 'en,fr-CH', 'auto']) {
       const refused = await recognise({ lang }, goForward());
       expect(refused.statusCode, lang).toBe(400);
-      expect(refused.json().error).toMatchObject({ code: 'stt.invalid_request', detail: expect.stringMatching(/no recogniser for .+ is installed on this deployment \(installed: en, en-GB, en-IN\)/) });
+      expect(refused.json().error).toMatchObject({
+        code: 'stt.invalid_request',
+        detail: expect.stringMatching(/no recogniser for .+ is installed on this deployment \(installed: en, en-GB, en-IN\)/),
+      });
     }
   });
 
@@ -109,6 +112,8 @@ describe('POST /v1/stt with a live key (pocketsphinx)', () => {
     const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.liveKey } })).json();
     expect(capabilities.speech_to_text.engine).toBe('available');
     expect(capabilities.speech_to_text.languages.map((language: { code: string }) => language.code)).toEqual(['en', 'en-GB', 'en-IN']);
-    expect(capabilities.speech_to_text.engines).toEqual([{ id: 'pocketsphinx', languages: ['en', 'en-GB', 'en-IN'], sample_rates_hz: [16000], vocabulary: 'grammar' }]);
+    expect(capabilities.speech_to_text.engines).toEqual([
+      { id: 'pocketsphinx', languages: ['en', 'en-GB', 'en-IN'], sample_rates_hz: [16000], vocabulary: 'grammar' },
+    ]);
   });
 });

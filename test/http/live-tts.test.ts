@@ -60,7 +60,13 @@ describe('live POST /v1/tts speaks', () => {
     expect(capabilities.text_to_speech.engine).toBe('available');
     for (const language of capabilities.text_to_speech.languages) {
       for (const dialect of language.dialects) {
-        const response = await synth({ text: 'Hallo, bonjour, buongiorno, hello.', language: language.code, dialect: dialect.id, format: 'pcm16', sample_rate_hz: 8000 });
+        const response = await synth({
+          text: 'Hallo, bonjour, buongiorno, hello.',
+          language: language.code,
+          dialect: dialect.id,
+          format: 'pcm16',
+          sample_rate_hz: 8000,
+        });
         expect(response.statusCode, `${language.code}/${dialect.id}`).toBe(200);
         expect(Number(response.headers['x-speech-audio-duration'])).toBeGreaterThan(1);
       }
@@ -73,7 +79,14 @@ describe('the dialect seam', () => {
     const document = prepareSpeech(
       {
         passages: [
-          { language: 'de-CH', dialect: 'zurich', items: [{ type: 'text', text: 'Grüße aus der Straße' }, { type: 'mark', name: 'm' }] },
+          {
+            language: 'de-CH',
+            dialect: 'zurich',
+            items: [
+              { type: 'text', text: 'Grüße aus der Straße' },
+              { type: 'mark', name: 'm' },
+            ],
+          },
           { language: 'de', dialect: 'standard', items: [{ type: 'text', text: 'Grüße' }] },
           { language: 'de-CH', dialect: 'hochdeutsch', items: [{ type: 'text', text: 'Grüße' }] },
         ],
@@ -81,8 +94,19 @@ describe('the dialect seam', () => {
       createDialectRenderer(),
     );
     const space = { text: ' ', ipa: null };
-    const pronunciation = [{ text: 'Grüsse', ipa: 'ˈɡrʏsə' }, space, { text: 'us', ipa: 'ʊs' }, space, { text: 'de', ipa: 'də' }, space, { text: 'Strasse', ipa: 'ˈʃtrasə' }];
-    expect(document.passages[0]!.items).toEqual([{ type: 'text', text: 'Grüsse us de Strasse', pronunciation }, { type: 'mark', name: 'm' }]);
+    const pronunciation = [
+      { text: 'Grüsse', ipa: 'ˈɡrʏsə' },
+      space,
+      { text: 'us', ipa: 'ʊs' },
+      space,
+      { text: 'de', ipa: 'də' },
+      space,
+      { text: 'Strasse', ipa: 'ˈʃtrasə' },
+    ];
+    expect(document.passages[0]!.items).toEqual([
+      { type: 'text', text: 'Grüsse us de Strasse', pronunciation },
+      { type: 'mark', name: 'm' },
+    ]);
     expect(document.passages[1]!.items).toEqual([{ type: 'text', text: 'Grüße' }]);
     // Swiss Standard German is read as written: Swiss spelling, no dialect pronunciation.
     expect(document.passages[2]!.items).toEqual([{ type: 'text', text: 'Grüsse' }]);

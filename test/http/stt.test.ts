@@ -107,7 +107,11 @@ describe('POST /v1/stt refusals', () => {
   it('refuses broken audio of an accepted container with 400 stt.invalid_audio', async () => {
     const wav = toneWav(1);
     expect(errorOf(await recognise({}, wav.subarray(0, 30)))).toMatchObject({ status: 400, code: 'stt.invalid_audio' });
-    expect(errorOf(await recognise({}, wav.subarray(0, 44)))).toMatchObject({ status: 400, code: 'stt.invalid_audio', detail: expect.stringMatching(/no samples/) });
+    expect(errorOf(await recognise({}, wav.subarray(0, 44)))).toMatchObject({
+      status: 400,
+      code: 'stt.invalid_audio',
+      detail: expect.stringMatching(/no samples/),
+    });
     const flac = Buffer.concat([Buffer.from('fLaC'), Buffer.alloc(2000, 0x5a)]);
     expect(errorOf(await recognise({}, flac))).toMatchObject({ status: 400, code: 'stt.invalid_audio' });
     expect(errorOf(await recognise({}, Buffer.alloc(0)))).toMatchObject({ status: 400, code: 'stt.invalid_audio', detail: 'the audio file is empty' });
@@ -118,14 +122,32 @@ describe('POST /v1/stt refusals', () => {
     const error = errorOf(await recognise({}, long));
     expect(error).toMatchObject({ status: 413, code: 'stt.audio_too_large' });
     expect(error.detail).toMatch(/301\.0 s; recognition accepts at most 300 s/);
-    const opus = await convertWithFfmpeg(customWav({ tag: 1, channels: 1, rate: 8000, bits: 16, data: Buffer.alloc(8000 * 2 * 302) }), 'a.opus', ['-c:a', 'libopus', '-b:a', '6k']);
+    const opus = await convertWithFfmpeg(customWav({ tag: 1, channels: 1, rate: 8000, bits: 16, data: Buffer.alloc(8000 * 2 * 302) }), 'a.opus', [
+      '-c:a',
+      'libopus',
+      '-b:a',
+      '6k',
+    ]);
     expect(errorOf(await recognise({}, opus))).toMatchObject({ status: 413, code: 'stt.audio_too_large' });
   });
 
   it('refuses a form without audio, a wrong file part and a JSON body', async () => {
-    expect(errorOf(await recognise({ lang: 'de-CH' }))).toMatchObject({ status: 400, code: 'stt.invalid_request', detail: expect.stringMatching(/no file part named audio/) });
-    expect(errorOf(await recognise({}, toneWav(1), t.sandboxKey, 'file'))).toMatchObject({ status: 400, code: 'stt.invalid_request', detail: expect.stringMatching(/part named audio/) });
-    const json = await t.app.inject({ method: 'POST', url: '/v1/stt', headers: { 'x-api-key': t.sandboxKey, 'content-type': 'application/json' }, payload: '{}' });
+    expect(errorOf(await recognise({ lang: 'de-CH' }))).toMatchObject({
+      status: 400,
+      code: 'stt.invalid_request',
+      detail: expect.stringMatching(/no file part named audio/),
+    });
+    expect(errorOf(await recognise({}, toneWav(1), t.sandboxKey, 'file'))).toMatchObject({
+      status: 400,
+      code: 'stt.invalid_request',
+      detail: expect.stringMatching(/part named audio/),
+    });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/v1/stt',
+      headers: { 'x-api-key': t.sandboxKey, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(errorOf(json)).toMatchObject({ status: 400, code: 'stt.invalid_request', detail: expect.stringMatching(/multipart\/form-data/) });
   });
 
@@ -136,10 +158,14 @@ describe('POST /v1/stt refusals', () => {
     expect(errorOf(await recognise({}, toneWav(1), t.liveKey))).toMatchObject({
       status: 400,
       code: 'stt.invalid_request',
-      detail: expect.stringMatching(/no recogniser for de-CH is installed on this deployment \(none is installed\); the operator can install one \(de-CH: sprachrohr models pull vosk-model-small-de-0\.15\)/),
+      detail: expect.stringMatching(
+        /no recogniser for de-CH is installed on this deployment \(none is installed\); the operator can install one \(de-CH: sprachrohr models pull vosk-model-small-de-0\.15\)/,
+      ),
     });
     const detail = errorOf(await recognise({ lang: 'en,it' }, toneWav(1), t.liveKey)).detail;
-    expect(detail).toContain("en: Debian's pocketsphinx-en-us (npm run system-deps) or sprachrohr models pull vosk-model-small-en-us-0.15; it: sprachrohr models pull vosk-model-small-it-0.22");
+    expect(detail).toContain(
+      "en: Debian's pocketsphinx-en-us (npm run system-deps) or sprachrohr models pull vosk-model-small-en-us-0.15; it: sprachrohr models pull vosk-model-small-it-0.22",
+    );
   });
 });
 
@@ -152,7 +178,13 @@ describe('POST /v1/stt over a real socket', () => {
     const result = await new Promise<{ status: number; body: string; sentWhenAnswered: number }>((resolve, reject) => {
       let sent = 0;
       let answered = false;
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/stt', headers: { ...headers, 'x-api-key': t.sandboxKey, 'transfer-encoding': 'chunked' } });
+      const request = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/stt',
+        headers: { ...headers, 'x-api-key': t.sandboxKey, 'transfer-encoding': 'chunked' },
+      });
       request.on('response', (response) => {
         answered = true;
         const sentWhenAnswered = sent;

@@ -38,7 +38,11 @@ describe('model studio and swift', () => {
   });
 
   it('keeps swift, other voices and other languages on eSpeak NG', async () => {
-    for (const body of [{ model: 'swift', voice: 'anna' }, { model: 'studio', voice: 'jonas' }, { model: 'studio', voice: 'anna', language: 'it-CH' }]) {
+    for (const body of [
+      { model: 'swift', voice: 'anna' },
+      { model: 'studio', voice: 'jonas' },
+      { model: 'studio', voice: 'anna', language: 'it-CH' },
+    ]) {
       expect(await seconds(body), JSON.stringify(body)).toBeGreaterThan(0.3);
     }
   });

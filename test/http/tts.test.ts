@@ -173,12 +173,42 @@ describe('POST /v1/tts validation', () => {
     ['bad break time', { text: '<speak>a<break time="soon"/></speak>' }, 400, 'tts.invalid_ssml', /500ms/],
     ['unknown say-as', { text: '<speak><say-as interpret-as="spell">x</say-as></speak>' }, 400, 'tts.invalid_ssml', /digits, telephone/],
     ['unknown lang', { text: '<speak><lang xml:lang="tlh">x</lang></speak>' }, 400, 'tts.invalid_ssml', /tlh/],
-    ['say-as date that is no date', { text: '<speak><say-as interpret-as="date">morgen</say-as></speak>' }, 400, 'tts.invalid_ssml', /<say-as interpret-as="date">: "morgen" is not a date/],
-    ['an element inside say-as', { text: '<speak><say-as interpret-as="digits">1<break/>2</say-as></speak>' }, 400, 'tts.invalid_ssml', /<say-as> may contain only text, not <break>/],
-    ['a bad prosody rate', { text: '<speak><prosody rate="warp">x</prosody></speak>' }, 400, 'tts.invalid_ssml', /<prosody rate="warp">: the value is not valid/],
-    ['an unknown prosody attribute', { text: '<speak><prosody duration="2s">x</prosody></speak>' }, 400, 'tts.invalid_ssml', /<prosody duration="…">: the attribute is not supported/],
+    [
+      'say-as date that is no date',
+      { text: '<speak><say-as interpret-as="date">morgen</say-as></speak>' },
+      400,
+      'tts.invalid_ssml',
+      /<say-as interpret-as="date">: "morgen" is not a date/,
+    ],
+    [
+      'an element inside say-as',
+      { text: '<speak><say-as interpret-as="digits">1<break/>2</say-as></speak>' },
+      400,
+      'tts.invalid_ssml',
+      /<say-as> may contain only text, not <break>/,
+    ],
+    [
+      'a bad prosody rate',
+      { text: '<speak><prosody rate="warp">x</prosody></speak>' },
+      400,
+      'tts.invalid_ssml',
+      /<prosody rate="warp">: the value is not valid/,
+    ],
+    [
+      'an unknown prosody attribute',
+      { text: '<speak><prosody duration="2s">x</prosody></speak>' },
+      400,
+      'tts.invalid_ssml',
+      /<prosody duration="…">: the attribute is not supported/,
+    ],
     ['an empty prosody', { text: '<speak><prosody>x</prosody></speak>' }, 400, 'tts.invalid_ssml', /needs at least one of rate, pitch, volume/],
-    ['an unknown emphasis level', { text: '<speak><emphasis level="max">x</emphasis></speak>' }, 400, 'tts.invalid_ssml', /<emphasis level="max">: use one of strong/],
+    [
+      'an unknown emphasis level',
+      { text: '<speak><emphasis level="max">x</emphasis></speak>' },
+      400,
+      'tts.invalid_ssml',
+      /<emphasis level="max">: use one of strong/,
+    ],
     ['a mark without a name', { text: '<speak>a<mark/>b</speak>' }, 400, 'tts.invalid_ssml', /<mark> needs a name/],
     ['a lang without xml:lang', { text: '<speak><lang>x</lang></speak>' }, 400, 'tts.invalid_ssml', /<lang> needs an xml:lang attribute/],
     ['a sub without alias', { text: '<speak><sub>WWW</sub></speak>' }, 400, 'tts.invalid_ssml', /<sub> needs a non-empty alias/],
@@ -198,7 +228,12 @@ describe('POST /v1/tts validation', () => {
 
   it('refuses malformed JSON, a wrong content type and an oversized body in the envelope', async () => {
     expect(expectError(await synth('{"text": '), 400, 'tts.invalid_request').detail).toMatch(/not valid JSON/);
-    const wrongType = await t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': t.sandboxKey, 'content-type': 'text/plain' }, payload: 'Hallo' });
+    const wrongType = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tts',
+      headers: { 'x-api-key': t.sandboxKey, 'content-type': 'text/plain' },
+      payload: 'Hallo',
+    });
     expect(expectError(wrongType, 400, 'tts.invalid_request').detail).toMatch(/application\/json/);
     const huge = await synth({ text: 'a'.repeat(70_000) });
     expectError(huge, 413, 'tts.text_too_long');

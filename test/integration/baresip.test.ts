@@ -81,7 +81,12 @@ beforeAll(async () => {
   const greeting = await speech.speak(GREETING, RATE, 'en', VOICE);
   const reply = await speech.speak(REPLY, RATE, 'en', VOICE);
   const word = await speech.speak(WORD, RATE, 'en', VOICE);
-  expected = { greetingSeconds: greeting.length / RATE, replySeconds: reply.length / RATE, greetingLoudSeconds: loudSeconds(greeting, RATE), replyLoudSeconds: loudSeconds(reply, RATE) };
+  expected = {
+    greetingSeconds: greeting.length / RATE,
+    replySeconds: reply.length / RATE,
+    greetingLoudSeconds: loudSeconds(greeting, RATE),
+    replyLoudSeconds: loudSeconds(reply, RATE),
+  };
   // The caller says its word 1.5 s after the greeting ends (the greeting cannot be interrupted),
   // then stays silent until the gateway hangs up: the file must outlast the call.
   callerWav = join(dir, 'caller.wav');
@@ -121,7 +126,9 @@ describe('baresip calls the gateway', () => {
       // Answered with Opus, and only Opus, at the payload type baresip offered.
       const messages = baresip.sipMessages();
       const invite = messages.find((message) => message.startLine.startsWith('INVITE '));
-      const ok = messages.find((message) => message.from === gateway && message.startLine === 'SIP/2.0 200 OK' && message.headers.get('cseq')?.endsWith('INVITE'));
+      const ok = messages.find(
+        (message) => message.from === gateway && message.startLine === 'SIP/2.0 200 OK' && message.headers.get('cseq')?.endsWith('INVITE'),
+      );
       expect(invite, baresip.tail()).toBeDefined();
       expect(ok, baresip.tail()).toBeDefined();
       const offered = /^a=rtpmap:(\d+) opus\/48000\/2\r?$/m.exec(invite!.body);

@@ -15,7 +15,17 @@ import { loadResampler } from '../../src/audio/resampler.js';
 import { loadConfig } from '../../src/config.js';
 import { startEngines } from '../../src/server.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
-import { assertSippPassed, malformedSipMessages, oversizedTcpInvite, removeSippRuns, requireSipp, runSipp, sendTcp, sendUdp, sippScenario } from '../helpers/sipp.js';
+import {
+  assertSippPassed,
+  malformedSipMessages,
+  oversizedTcpInvite,
+  removeSippRuns,
+  requireSipp,
+  runSipp,
+  sendTcp,
+  sendUdp,
+  sippScenario,
+} from '../helpers/sipp.js';
 import { writeSippCaptures, type SippCaptures } from './sipp/make-pcap.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
 
@@ -66,7 +76,13 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sipp-gateway-'));
   await fs.writeFile(path.join(dir, 'sipp.yaml'), DIALPLAN);
   captures = await writeSippCaptures(dir);
-  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_DIALPLANS_DIR: dir, SPRACHROHR_RTP_PORTS: '31200-31299' });
+  const config = loadConfig({
+    SPRACHROHR_TTS_ENGINE: 'none',
+    SPRACHROHR_STT_ENGINE: 'none',
+    SPRACHROHR_SIP_PORT: '0',
+    SPRACHROHR_DIALPLANS_DIR: dir,
+    SPRACHROHR_RTP_PORTS: '31200-31299',
+  });
   engines = await startEngines(config);
   const captured = capturedLogger();
   logs = captured.logs;
@@ -81,7 +97,8 @@ afterAll(async () => {
 });
 
 const target = () => `127.0.0.1:${service.endpoint.ports.udp}`;
-const callLog = (callId: string, msg: string) => logs.filter((line) => line['msg'] === msg && String(line['callId'] ?? '').length > 0 && (callId === '*' || line['callId'] === callId));
+const callLog = (callId: string, msg: string) =>
+  logs.filter((line) => line['msg'] === msg && String(line['callId'] ?? '').length > 0 && (callId === '*' || line['callId'] === callId));
 
 async function settled(): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -92,14 +109,24 @@ async function settled(): Promise<void> {
 describe('SIPp against the gateway', () => {
   it('options.xml: OPTIONS answered 200 over UDP and TCP', async () => {
     for (const transport of ['u1', 't1'] as const) {
-      assertSippPassed(await runSipp({ scenario: sippScenario('options.xml'), target: target(), transport, service: 'talk', calls: 3, rate: 20, timeoutMs: 10_000 }), 3);
+      assertSippPassed(
+        await runSipp({ scenario: sippScenario('options.xml'), target: target(), transport, service: 'talk', calls: 3, rate: 20, timeoutMs: 10_000 }),
+        3,
+      );
     }
   });
 
   it('basic-call.xml: answered with PCMU and telephone-event, the speech is heard, the caller hangs up; over UDP and TCP', async () => {
     for (const transport of ['u1', 't1'] as const) {
       const before = service.stats.usage.length;
-      const result = await runSipp({ scenario: sippScenario('basic-call.xml'), target: target(), transport, service: 'talk', timeoutMs: 20_000, variables: { speech_pcap: captures.speechPcap } });
+      const result = await runSipp({
+        scenario: sippScenario('basic-call.xml'),
+        target: target(),
+        transport,
+        service: 'talk',
+        timeoutMs: 20_000,
+        variables: { speech_pcap: captures.speechPcap },
+      });
       assertSippPassed(result);
       await settled();
       const usage = service.stats.usage.slice(before);
@@ -123,13 +150,23 @@ describe('SIPp against the gateway', () => {
     const holdsBefore = callLog('*', 'hold').length;
     assertSippPassed(await runSipp({ scenario: sippScenario('reinvite-hold.xml'), target: target(), service: 'talk', timeoutMs: 15_000 }));
     await settled();
-    const holds = callLog('*', 'hold').slice(holdsBefore).map((line) => line['held']);
+    const holds = callLog('*', 'hold')
+      .slice(holdsBefore)
+      .map((line) => line['held']);
     expect(holds).toEqual([true, false]);
   }, 30_000);
 
   it('dtmf-rfc4733.xml: keys 1, 2, # from RFC 4733 events end the listen with "12#"', async () => {
     const before = callLog('*', 'listened').length;
-    assertSippPassed(await runSipp({ scenario: sippScenario('dtmf-rfc4733.xml'), target: target(), service: 'talk', timeoutMs: 15_000, variables: { dtmf_pcap: captures.dtmfPcap } }));
+    assertSippPassed(
+      await runSipp({
+        scenario: sippScenario('dtmf-rfc4733.xml'),
+        target: target(),
+        service: 'talk',
+        timeoutMs: 15_000,
+        variables: { dtmf_pcap: captures.dtmfPcap },
+      }),
+    );
     await settled();
     const listened = callLog('*', 'listened').slice(before);
     expect(listened.map((line) => line['digits'])).toContain('12#');
@@ -139,12 +176,19 @@ describe('SIPp against the gateway', () => {
     const before = callLog('*', 'dtmf').length;
     assertSippPassed(await runSipp({ scenario: sippScenario('info-dtmf.xml'), target: target(), service: 'talk', timeoutMs: 15_000 }));
     await settled();
-    expect(callLog('*', 'dtmf').slice(before).map((line) => line['key'])).toEqual(['5']);
+    expect(
+      callLog('*', 'dtmf')
+        .slice(before)
+        .map((line) => line['key']),
+    ).toEqual(['5']);
   }, 30_000);
 
   it('malformed.xml, raw garbage and an oversized TCP message: the gateway keeps answering', async () => {
     assertSippPassed(await runSipp({ scenario: sippScenario('malformed.xml'), target: target(), service: 'talk', timeoutMs: 15_000 }));
-    await sendUdp(target(), malformedSipMessages(target()).map((message) => message.data));
+    await sendUdp(
+      target(),
+      malformedSipMessages(target()).map((message) => message.data),
+    );
     await sendTcp(`127.0.0.1:${service.endpoint.ports.tcp}`, oversizedTcpInvite(target())).catch(() => undefined);
     assertSippPassed(await runSipp({ scenario: sippScenario('options.xml'), target: target(), service: 'talk', timeoutMs: 10_000 }));
     expect(service.activeCalls).toBe(0);

@@ -170,7 +170,10 @@ describe.concurrent('SIPp scenarios against SIPp as the called side', () => {
   });
 
   it("basic-call.xml against SIPp's built-in uas", async () => {
-    const { caller } = await call({ builtin: 'uas' }, { scenario: sippScenario('basic-call.xml'), variables: { speech_pcap: captures.speechPcap }, timeoutMs: 10_000 });
+    const { caller } = await call(
+      { builtin: 'uas' },
+      { scenario: sippScenario('basic-call.xml'), variables: { speech_pcap: captures.speechPcap }, timeoutMs: 10_000 },
+    );
     assertSippPassed(caller);
   });
 
@@ -219,7 +222,17 @@ describe.concurrent('SIPp scenarios against SIPp as the called side', () => {
       assertSippPassed(callee);
       const log = await readFile(caller.messagesLog, 'latin1');
       expect([...log.matchAll(/^CSeq: (\d+ \w+)/gm)].map((m) => m[1])).toEqual([
-        '1 INVITE', '1 INVITE', '1 ACK', '2 INVITE', '2 INVITE', '2 ACK', '3 INVITE', '3 INVITE', '3 ACK', '4 BYE', '4 BYE',
+        '1 INVITE',
+        '1 INVITE',
+        '1 ACK',
+        '2 INVITE',
+        '2 INVITE',
+        '2 ACK',
+        '3 INVITE',
+        '3 INVITE',
+        '3 ACK',
+        '4 BYE',
+        '4 BYE',
       ]);
     }
   });
@@ -255,7 +268,10 @@ describe.concurrent('SIPp scenarios against SIPp as the called side', () => {
       // into its answer): that one is for the gateway only.
       const forSipp = messages.filter((m) => m.name !== '1000 Via headers');
       expect(forSipp.length).toBe(messages.length - 1);
-      await sendUdp(server.address, forSipp.map((m) => m.data));
+      await sendUdp(
+        server.address,
+        forSipp.map((m) => m.data),
+      );
       assertSippPassed(await runSipp({ scenario: sippScenario('options.xml'), target: server.address, timeoutMs: 5000 }));
     } finally {
       await server.stop();

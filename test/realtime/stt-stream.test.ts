@@ -70,7 +70,18 @@ describe('/v1/stt/stream handshake', () => {
     const socket = net.connect(port, '127.0.0.1');
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    socket.write(['GET /v1/stt/stream HTTP/1.1', 'Host: localhost', 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', '', ''].join('\r\n'));
+    socket.write(
+      [
+        'GET /v1/stt/stream HTTP/1.1',
+        'Host: localhost',
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Version: 13',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        '',
+        '',
+      ].join('\r\n'),
+    );
     // The client never closes: the service does, once the 401 is out.
     await new Promise<void>((resolve) => socket.on('close', () => resolve()));
     expect(answer).toMatch(/^HTTP\/1\.1 401/);
@@ -107,7 +118,8 @@ describe('/v1/stt/stream recognition', () => {
     expect((await socket.next('session.complete'))['request_id']).toBe(ready['request_id']);
     expect(await socket.closed).toBe(1000);
     // Every frame is one the AsyncAPI document describes, in its documented shape.
-    for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.stt.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
+    for (const frame of socket.frames)
+      expect(Value.Check(REALTIME_FRAMES.stt.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
   });
 
   it('takes base64 audio.append frames, and answers sandbox keys with the synthetic recogniser', async () => {

@@ -53,7 +53,8 @@ describe('/v1/tts/stream', () => {
     const complete = await socket.next('session.complete', 15_000);
     expect(await socket.closed).toBe(1000);
     // Every frame is one the AsyncAPI document describes, in its documented shape.
-    for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.tts.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
+    for (const frame of socket.frames)
+      expect(Value.Check(REALTIME_FRAMES.tts.server[frame['type'] as string]!, frame), JSON.stringify(frame).slice(0, 200)).toBe(true);
     const chunks = socket.frames.filter((frame) => frame['type'] === 'audio.chunk');
     expect(complete['frames']).toBe(chunks.length);
     expect(complete['cache']).toEqual({ hits: 0, misses: 2 });
@@ -65,7 +66,9 @@ describe('/v1/tts/stream', () => {
     // Two segments are two syntheses into one stream (one resampler runs through both, so
     // only the length, not each byte, matches the two batch results).
     const { type: _type, ...fields } = START;
-    const separately = (await batch(t.liveKey, { ...fields, text: 'Grüezi mitenand.' })).length + (await batch(t.liveKey, { ...fields, text: 'Wie chan ich Ihne hälfe?' })).length;
+    const separately =
+      (await batch(t.liveKey, { ...fields, text: 'Grüezi mitenand.' })).length +
+      (await batch(t.liveKey, { ...fields, text: 'Wie chan ich Ihne hälfe?' })).length;
     expect(Math.abs(streamed.length - separately)).toBeLessThan(0.02 * 16000 * 2);
   });
 
@@ -131,7 +134,15 @@ describe('/v1/tts/stream', () => {
     socket.send({ type: 'session.end' });
     await socket.next('session.complete');
     for (const frame of socket.frames) expect(Value.Check(REALTIME_FRAMES.tts.server[frame['type'] as string]!, frame)).toBe(true);
-    expect(errors().map((error) => error['code'])).toEqual(['tts.invalid_request', 'tts.unsupported_format', 'tts.invalid_speed', 'tts.invalid_request', 'tts.unknown_voice', 'tts.invalid_request', 'tts.invalid_ssml']);
+    expect(errors().map((error) => error['code'])).toEqual([
+      'tts.invalid_request',
+      'tts.unsupported_format',
+      'tts.invalid_speed',
+      'tts.invalid_request',
+      'tts.unknown_voice',
+      'tts.invalid_request',
+      'tts.invalid_ssml',
+    ]);
     for (const error of errors()) expect(Object.keys(error).sort()).toEqual(['code', 'detail', 'message', 'request_id']);
     expect(errors()[1]!['detail']).toMatch(/mp3 cannot be streamed/);
   });
@@ -172,7 +183,8 @@ describe('/v1/tts/stream', () => {
     // A client that reads nothing cannot answer the close frame queued behind the audio: the
     // server drops the connection (and frees the session's slot) shortly after the 10 s wait,
     // not after ws's 30 s close timeout.
-    while (t.services.realtimeAdmission.snapshot().in_flight > 0 && performance.now() - stoppedAt < 25_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (t.services.realtimeAdmission.snapshot().in_flight > 0 && performance.now() - stoppedAt < 25_000)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const lastedMs = performance.now() - stoppedAt;
     expect(lastedMs).toBeGreaterThan(SLOW_READER_TIMEOUT_MS);
     expect(lastedMs).toBeLessThan(SLOW_READER_TIMEOUT_MS + CUT_OFF_GRACE_MS + 1500);

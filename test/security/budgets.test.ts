@@ -25,12 +25,21 @@ async function withBudget(seconds: number): Promise<TestApp> {
 }
 
 async function used(app: TestApp, direction: 'tts' | 'stt'): Promise<number> {
-  const principal = { keyId: (await app.services.keys.list()).find((key) => key.environment === 'sandbox')!.id, environment: 'sandbox' as const, keyStatus: null };
+  const principal = {
+    keyId: (await app.services.keys.list()).find((key) => key.environment === 'sandbox')!.id,
+    environment: 'sandbox' as const,
+    keyStatus: null,
+  };
   return (await app.services.meter.today(principal, direction)).used;
 }
 
 function synth(app: TestApp, text: string) {
-  return app.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': app.sandboxKey, 'content-type': 'application/json' }, payload: { text, format: 'pcm16' } });
+  return app.app.inject({
+    method: 'POST',
+    url: '/v1/tts',
+    headers: { 'x-api-key': app.sandboxKey, 'content-type': 'application/json' },
+    payload: { text, format: 'pcm16' },
+  });
 }
 
 describe('batch requests and the daily audio budget', () => {

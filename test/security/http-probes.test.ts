@@ -15,7 +15,12 @@ const MIN_RATE = 2000;
 let t: TestApp;
 let port: number;
 beforeAll(async () => {
-  t = await createTestApp({ SPRACHROHR_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS), SPRACHROHR_BODY_MIN_RATE: String(MIN_RATE), SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT: '4', SPRACHROHR_MAX_IN_FLIGHT: '6' });
+  t = await createTestApp({
+    SPRACHROHR_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+    SPRACHROHR_BODY_MIN_RATE: String(MIN_RATE),
+    SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT: '4',
+    SPRACHROHR_MAX_IN_FLIGHT: '6',
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });
@@ -71,14 +76,23 @@ describe('slow request bodies', () => {
     const body = JSON.stringify({ text: 'Grüezi mitenand, das ist ein langsamer Körper.' });
     // As many trickling bodies as the sandbox key may have in flight (4), against a process
     // ceiling of 6 slots.
-    const slow = Array.from({ length: 4 }, () => rawRequest(post('/v1/tts', t.sandboxKey, 'application/json', Buffer.byteLength(body)), { trickle: body, everyMs: 150 }));
+    const slow = Array.from({ length: 4 }, () =>
+      rawRequest(post('/v1/tts', t.sandboxKey, 'application/json', Buffer.byteLength(body)), { trickle: body, everyMs: 150 }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(t.services.admission.snapshot().in_flight).toBe(0);
     // Another key is served at once, up to its own ceiling of 4 (with the trickling bodies
     // holding 4 of the process's 6 slots, two of these would be refused).
     const { key: other } = await t.services.keys.create('bystander', 'sandbox');
     const served = await Promise.all(
-      Array.from({ length: 4 }, () => t.app.inject({ method: 'POST', url: '/v1/tts', headers: { 'x-api-key': other, 'content-type': 'application/json' }, payload: { text: 'Hallo', format: 'pcm16' } })),
+      Array.from({ length: 4 }, () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/tts',
+          headers: { 'x-api-key': other, 'content-type': 'application/json' },
+          payload: { text: 'Hallo', format: 'pcm16' },
+        }),
+      ),
     );
     expect(served.map((response) => response.statusCode)).toEqual([200, 200, 200, 200]);
     // A fifth body of the trickling key is refused before it is read.
@@ -128,7 +142,12 @@ describe('broken multipart forms', () => {
   const cases: Array<[name: string, contentType: string, body: string, detail: string]> = [
     ['without a boundary', 'multipart/form-data', '--x\r\nContent-Disposition: form-data; name="lang"\r\n\r\nen\r\n--x--\r\n', 'names no multipart boundary'],
     ['with a boundary over 256 characters', `multipart/form-data; boundary=${'b'.repeat(300)}`, `--${'b'.repeat(300)}\r\n\r\n`, 'longer than 256 characters'],
-    ['cut short inside the audio', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF1234', 'ends early'],
+    [
+      'cut short inside the audio',
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF1234',
+      'ends early',
+    ],
     ['cut short inside a part header', 'multipart/form-data; boundary=x', '--x\r\nContent-Dispos', 'ends early'],
     ['that is not multipart at all', 'multipart/form-data; boundary=x', 'hello world', 'ends early'],
   ];
@@ -156,7 +175,9 @@ describe('requests refused before a route runs', () => {
   });
 
   it('answer a Content-Length that is not a number with the envelope', async () => {
-    const answer = await rawRequest(`POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-API-Key: ${t.sandboxKey}\r\nContent-Type: application/json\r\nContent-Length: twelve\r\n\r\n{}`);
+    const answer = await rawRequest(
+      `POST /v1/tts HTTP/1.1\r\nHost: x\r\nX-API-Key: ${t.sandboxKey}\r\nContent-Type: application/json\r\nContent-Length: twelve\r\n\r\n{}`,
+    );
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body).error).toMatchObject({ code: 'tts.invalid_request', detail: expect.stringContaining('Content-Length') });
   });
@@ -175,7 +196,9 @@ describe('the Host header', () => {
     const hostile = await rawRequest(`GET /v1/openapi.json HTTP/1.1\r\nHost: evil.example/phish?x=\r\nX-API-Key: ${t.sandboxKey}\r\nConnection: close\r\n\r\n`);
     expect(hostile.status).toBe(200);
     expect(hostile.body).not.toContain('evil.example');
-    const capabilities = await rawRequest(`GET /v1/capabilities HTTP/1.1\r\nHost: api.example.ch:8443\r\nX-API-Key: ${t.sandboxKey}\r\nConnection: close\r\n\r\n`);
+    const capabilities = await rawRequest(
+      `GET /v1/capabilities HTTP/1.1\r\nHost: api.example.ch:8443\r\nX-API-Key: ${t.sandboxKey}\r\nConnection: close\r\n\r\n`,
+    );
     expect(JSON.parse(capabilities.body.slice(capabilities.body.indexOf('{'))).api.base_url).toBe('http://api.example.ch:8443/v1');
   });
 });

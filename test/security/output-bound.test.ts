@@ -45,14 +45,22 @@ describe('the audio of one request is bounded', () => {
       const started = performance.now();
       const response = await synth(key, { text: markup, speed: 0.5, format: 'wav' });
       expect(response.statusCode).toBe(400);
-      expect(response.json().error).toMatchObject({ code: 'tts.invalid_request', detail: expect.stringContaining('at most 600 s (limits.tts_max_audio_seconds)') });
+      expect(response.json().error).toMatchObject({
+        code: 'tts.invalid_request',
+        detail: expect.stringContaining('at most 600 s (limits.tts_max_audio_seconds)'),
+      });
       expect(performance.now() - started).toBeLessThan(1000);
     }
     expect(await usedToday(t.sandboxKey)).toBe(0);
   });
 
   it('refuses 420 ten-second breaks as output json with 400, not 500, and bills nothing', async () => {
-    const response = await synth(t.sandboxKey, { text: `<speak>${'<break time="10s"/>'.repeat(420)}Ende.</speak>`, output: 'json', format: 'wav', sample_rate_hz: 48000 });
+    const response = await synth(t.sandboxKey, {
+      text: `<speak>${'<break time="10s"/>'.repeat(420)}Ende.</speak>`,
+      output: 'json',
+      format: 'wav',
+      sample_rate_hz: 48000,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('tts.invalid_request');
     expect(response.json().error.detail).toMatch(/at least 420\d s/);
@@ -69,7 +77,12 @@ describe('the audio of one request is bounded', () => {
 
   it('still makes the longest audio it allows, as json, in the largest format', async () => {
     // 550 s of breaks and a word at 48 kHz: 52.8 MB of WAV, 70 MB of base64.
-    const response = await synth(t.sandboxKey, { text: `<speak>${'<break time="10s"/>'.repeat(55)}Ende.</speak>`, output: 'json', format: 'wav', sample_rate_hz: 48000 });
+    const response = await synth(t.sandboxKey, {
+      text: `<speak>${'<break time="10s"/>'.repeat(55)}Ende.</speak>`,
+      output: 'json',
+      format: 'wav',
+      sample_rate_hz: 48000,
+    });
     expect(response.statusCode).toBe(200);
     const audio = response.json().audio;
     expect(audio.duration_seconds).toBeGreaterThan(550);

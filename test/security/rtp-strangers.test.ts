@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 /** Sends `count` packets of stream `ssrc` from `from` to the call's port. */
-const sendRtp = (from: RtpEndpoint, port: number, ssrc: number, count: number, firstSequence = 1): void => sendSilence(from, '127.0.0.1', port, ssrc, count, firstSequence);
+const sendRtp = (from: RtpEndpoint, port: number, ssrc: number, count: number, firstSequence = 1): void =>
+  sendSilence(from, '127.0.0.1', port, ssrc, count, firstSequence);
 
 /** Plays a one-second prompt (50 packets) and waits until it has played out. */
 const playSecond = (channel: MediaChannel): Promise<void> => playPrompt(channel, 1);

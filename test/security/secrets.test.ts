@@ -74,7 +74,11 @@ describe('secrets stay inside the process', () => {
         const response = await t.app.inject({
           method: request.method,
           url: request.url,
-          headers: { ...(key ? { 'x-api-key': key } : {}), ...(typeof request.payload === 'object' && !Buffer.isBuffer(request.payload) ? { 'content-type': 'application/json' } : {}), ...request.headers },
+          headers: {
+            ...(key ? { 'x-api-key': key } : {}),
+            ...(typeof request.payload === 'object' && !Buffer.isBuffer(request.payload) ? { 'content-type': 'application/json' } : {}),
+            ...request.headers,
+          },
           ...(request.payload !== undefined ? { payload: request.payload as string } : {}),
         });
         const where = `${request.method} ${request.url} (${key ? key.slice(0, 8) : 'no key'}) → ${response.statusCode}`;
@@ -89,7 +93,13 @@ describe('secrets stay inside the process', () => {
 
   it('capabilities publish only the named capacity figures', async () => {
     const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.sandboxKey } })).json();
-    expect(Object.keys(capabilities.capacity.limits).sort()).toEqual(['burst_per_second', 'key_max_in_flight', 'max_in_flight', 'requests_per_minute', 'sandbox_key_max_in_flight']);
+    expect(Object.keys(capabilities.capacity.limits).sort()).toEqual([
+      'burst_per_second',
+      'key_max_in_flight',
+      'max_in_flight',
+      'requests_per_minute',
+      'sandbox_key_max_in_flight',
+    ]);
   });
 
   it('appear in no realtime frame', async () => {

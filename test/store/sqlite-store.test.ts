@@ -24,7 +24,14 @@ const modeOf = (file: string): number => fs.statSync(file).mode & 0o777;
 
 async function burst(store: SqliteStore, writes: number): Promise<void> {
   for (let i = 0; i < writes; i++) {
-    await store.usage.record({ keyId: `key-${i % 5000}`, environment: 'live', day: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}`, direction: 'tts', mode: 'batch', audioSeconds: 1.5 });
+    await store.usage.record({
+      keyId: `key-${i % 5000}`,
+      environment: 'live',
+      day: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}`,
+      direction: 'tts',
+      mode: 'batch',
+      audioSeconds: 1.5,
+    });
   }
 }
 

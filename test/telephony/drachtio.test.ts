@@ -122,7 +122,18 @@ class CallerMedia {
     const frames = dtmfEventFrames(key, { payloadType: 101 });
     for (const frame of frames) {
       if (!frame.repeatsTimestamp) this.timestamp += 160;
-      this.socket.send(serializeRtp({ payloadType: frame.payloadType ?? 101, sequenceNumber: this.seq++ & 0xffff, timestamp: this.timestamp, ssrc: 0x4321, marker: frame.marker ?? false, payload: frame.payload }), to, '127.0.0.1');
+      this.socket.send(
+        serializeRtp({
+          payloadType: frame.payloadType ?? 101,
+          sequenceNumber: this.seq++ & 0xffff,
+          timestamp: this.timestamp,
+          ssrc: 0x4321,
+          marker: frame.marker ?? false,
+          payload: frame.payload,
+        }),
+        to,
+        '127.0.0.1',
+      );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -154,10 +165,17 @@ const until = async (condition: () => boolean, timeoutMs = 8000) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A message of the app's about one call: a response with this status (and CSeq method), or a request. */
-const responseTo = (call: FakeCall, status: number, method = 'INVITE') => (message: AppSipMessage) =>
-  message.callId === call.callId && message.written.kind === 'response' && message.written.status === status && (message.sent?.headers.get('CSeq') ?? '').endsWith(method);
-const requestIn = (call: FakeCall, method: string) => (message: AppSipMessage) => message.callId === call.callId && message.written.kind === 'request' && message.written.method === method;
-const sentToNetwork = (call: FakeCall, status: number) => (message: SipMessage) => message.kind === 'response' && message.status === status && message.headers.get('Call-ID') === call.callId;
+const responseTo =
+  (call: FakeCall, status: number, method = 'INVITE') =>
+  (message: AppSipMessage) =>
+    message.callId === call.callId &&
+    message.written.kind === 'response' &&
+    message.written.status === status &&
+    (message.sent?.headers.get('CSeq') ?? '').endsWith(method);
+const requestIn = (call: FakeCall, method: string) => (message: AppSipMessage) =>
+  message.callId === call.callId && message.written.kind === 'request' && message.written.method === method;
+const sentToNetwork = (call: FakeCall, status: number) => (message: SipMessage) =>
+  message.kind === 'response' && message.status === status && message.headers.get('Call-ID') === call.callId;
 const listened = () => logs.filter((entry) => entry['msg'] === 'listened');
 const endReason = (call: FakeCall) => logs.find((entry) => entry['msg'] === 'call ended' && entry['callId'] === call.callId)?.['reason'];
 
@@ -269,7 +287,9 @@ describe('calls through drachtio-server (fake)', () => {
 
   it('challenges for digest credentials with both challenges on lines of their own', async () => {
     const digestFake = await FakeDrachtio.start({ secret: SECRET });
-    const config = loadConfig(env({ SPRACHROHR_DRACHTIO: `127.0.0.1:${digestFake.port}`, SPRACHROHR_SIP_DIGEST_USER: 'trunk', SPRACHROHR_SIP_DIGEST_PASSWORD: 'geheim' }));
+    const config = loadConfig(
+      env({ SPRACHROHR_DRACHTIO: `127.0.0.1:${digestFake.port}`, SPRACHROHR_SIP_DIGEST_USER: 'trunk', SPRACHROHR_SIP_DIGEST_PASSWORD: 'geheim' }),
+    );
     const digestService = await TelephonyService.start(config.telephony, engines, capturedLogger().logger);
     try {
       await digestFake.ready();
@@ -309,8 +329,16 @@ describe('drachtio settings and headers', () => {
   it('reads SPRACHROHR_DRACHTIO as host:port and insists on its secret', () => {
     const base = { SPRACHROHR_DIALPLANS_DIR: '/tmp' };
     expect(loadTelephonyConfig(base).drachtio).toBeNull();
-    expect(loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: 'drachtio:9023', SPRACHROHR_DRACHTIO_SECRET: 'x' }).drachtio).toEqual({ host: 'drachtio', port: 9023, secret: 'x' });
-    expect(loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: '[::1]', SPRACHROHR_DRACHTIO_SECRET: 'x' }).drachtio).toEqual({ host: '::1', port: 9022, secret: 'x' });
+    expect(loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: 'drachtio:9023', SPRACHROHR_DRACHTIO_SECRET: 'x' }).drachtio).toEqual({
+      host: 'drachtio',
+      port: 9023,
+      secret: 'x',
+    });
+    expect(loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: '[::1]', SPRACHROHR_DRACHTIO_SECRET: 'x' }).drachtio).toEqual({
+      host: '::1',
+      port: 9022,
+      secret: 'x',
+    });
     expect(() => loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: 'drachtio:9022' })).toThrow(/SPRACHROHR_DRACHTIO_SECRET/);
     expect(() => loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: 'drachtio:99999', SPRACHROHR_DRACHTIO_SECRET: 'x' })).toThrow(/SPRACHROHR_DRACHTIO:/);
     expect(() => loadTelephonyConfig({ ...base, SPRACHROHR_DRACHTIO: 'a:b:c', SPRACHROHR_DRACHTIO_SECRET: 'x' })).toThrow(/SPRACHROHR_DRACHTIO:/);
@@ -318,6 +346,12 @@ describe('drachtio settings and headers', () => {
   });
 
   it('sends a repeated header (two digest challenges) as lines of its own', () => {
-    expect(drachtioHeaders([['WWW-Authenticate', 'Digest a'], ['Retry-After', '5'], ['www-authenticate', 'Digest b']])).toEqual({ 'WWW-Authenticate': 'Digest a\r\nWWW-Authenticate: Digest b', 'Retry-After': '5' });
+    expect(
+      drachtioHeaders([
+        ['WWW-Authenticate', 'Digest a'],
+        ['Retry-After', '5'],
+        ['www-authenticate', 'Digest b'],
+      ]),
+    ).toEqual({ 'WWW-Authenticate': 'Digest a\r\nWWW-Authenticate: Digest b', 'Retry-After': '5' });
   });
 });

@@ -51,7 +51,9 @@ function garbage(count: number): Buffer[] {
       case 1:
         return Buffer.from(`INVITE sip:x@y SIP/2.0\r\nVia: SIP/2.0/UDP ${'a'.repeat(i % 300)}\r\nCSeq: x\r\n`.slice(0, 10 + (i % 90)));
       case 2:
-        return Buffer.from(serializeRtp({ payloadType: i % 128, sequenceNumber: i, timestamp: i * 160, ssrc: 0xbad00000 + i, marker: false, payload: randomBytes(160) }));
+        return Buffer.from(
+          serializeRtp({ payloadType: i % 128, sequenceNumber: i, timestamp: i * 160, ssrc: 0xbad00000 + i, marker: false, payload: randomBytes(160) }),
+        );
       case 3:
         return Buffer.concat([Buffer.from([0x80, 0x00]), randomBytes(i % 11)]);
       default:
@@ -76,7 +78,12 @@ describe('garbage on the SIP and RTP ports', () => {
     sip.write(sipRequest(sip, 'ACK', { callId: 'garbage-1', cseq: 1, toTag }));
     const rtpPort = Number(/m=audio (\d+)/.exec(ok.body.toString())![1]);
     // The caller's own packets latch the call's media to it.
-    for (let i = 0; i < 5; i++) caller.send(serializeRtp({ payloadType: 0, sequenceNumber: i, timestamp: i * 160, ssrc: 77, marker: i === 0, payload: new Uint8Array(160).fill(0xff) }), rtpPort, '127.0.0.1');
+    for (let i = 0; i < 5; i++)
+      caller.send(
+        serializeRtp({ payloadType: 0, sequenceNumber: i, timestamp: i * 160, ssrc: 77, marker: i === 0, payload: new Uint8Array(160).fill(0xff) }),
+        rtpPort,
+        '127.0.0.1',
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const before = received;
     await Promise.all([spray(service.endpoint.ports.udp, garbage(1000)), spray(rtpPort, garbage(1000))]);

@@ -16,7 +16,10 @@ const DIALPLAN = anyNumberDialplan('      - hangup: {}\n');
 describe('configuration', () => {
   it('reads the refusal policy and the per-source connection limit, with their defaults', () => {
     expect(loadTelephonyConfig({})).toMatchObject({ refuse: '403', maxConnectionsPerSource: 16 });
-    expect(loadTelephonyConfig({ SPRACHROHR_SIP_REFUSE: 'drop', SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE: '4' })).toMatchObject({ refuse: 'drop', maxConnectionsPerSource: 4 });
+    expect(loadTelephonyConfig({ SPRACHROHR_SIP_REFUSE: 'drop', SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE: '4' })).toMatchObject({
+      refuse: 'drop',
+      maxConnectionsPerSource: 4,
+    });
     expect(() => loadTelephonyConfig({ SPRACHROHR_SIP_REFUSE: '404' })).toThrow(/SPRACHROHR_SIP_REFUSE/);
     expect(() => loadTelephonyConfig({ SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE: '0' })).toThrow(/SPRACHROHR_SIP_MAX_CONNECTIONS_PER_SOURCE/);
     const documented = TELEPHONY_CONFIG_VARIABLES.map(([name]) => name);

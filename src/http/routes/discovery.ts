@@ -29,22 +29,46 @@ const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
 export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServices): void {
   app.get(
     '/v1/capabilities',
-    { config: discovery, schema: { summary: 'Everything this deployment accepts, and its current limits', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    {
+      config: discovery,
+      schema: {
+        summary: 'Everything this deployment accepts, and its current limits',
+        tags: ['discovery'],
+        response: { 200: { type: 'object', additionalProperties: true }, ...errors },
+      },
+    },
     async (request) => capabilitiesView(services, request.principal!, baseUrlOf(request, services)),
   );
   app.get(
     '/v1/tts/voices',
-    { config: discovery, schema: { summary: 'Voices, languages and formats', tags: ['text-to-speech'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    {
+      config: discovery,
+      schema: {
+        summary: 'Voices, languages and formats',
+        tags: ['text-to-speech'],
+        response: { 200: { type: 'object', additionalProperties: true }, ...errors },
+      },
+    },
     async () => voicesView(),
   );
   app.get(
     '/v1/openapi.json',
-    { config: discovery, schema: { summary: 'This OpenAPI 3.1 document', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    {
+      config: discovery,
+      schema: { summary: 'This OpenAPI 3.1 document', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } },
+    },
     async () => app.swagger(),
   );
   app.get(
     '/v1/asyncapi.json',
-    { config: discovery, schema: { summary: 'The AsyncAPI 3.0 document of the realtime WebSocket protocols', tags: ['discovery'], response: { 200: { type: 'object', additionalProperties: true }, ...errors } } },
+    {
+      config: discovery,
+      schema: {
+        summary: 'The AsyncAPI 3.0 document of the realtime WebSocket protocols',
+        tags: ['discovery'],
+        response: { 200: { type: 'object', additionalProperties: true }, ...errors },
+      },
+    },
     async (request) => asyncApiDocument(baseUrlOf(request, services).replace(/^http/, 'ws'), INTERFACE_VERSION),
   );
   app.get('/healthz', { config: { sprachrohr: { family: 'tts', auth: false } }, schema: { hide: true } }, async () => ({ status: 'ok' }));

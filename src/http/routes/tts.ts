@@ -48,8 +48,7 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
     async (request, reply) => {
       const principal = request.principal!;
       const plan = planSynthesis(request.body, wantsJson(request.headers.accept));
-      const engine =
-        principal.environment === 'sandbox' ? services.engines.sandbox.tts : services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
+      const engine = principal.environment === 'sandbox' ? services.engines.sandbox.tts : services.engines.ttsFor(plan.model, plan.voice, plan.speech.document);
       if (!engine) {
         throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
       }

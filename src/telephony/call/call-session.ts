@@ -103,7 +103,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** Our side of the SDP at the current version. */
   private get local(): LocalMedia {
-    return { address: this.services.mediaAddress, port: this.channel.port, preferences: this.services.codecs, sessionId: this.sessionId, sessionVersion: this.sessionVersion };
+    return {
+      address: this.services.mediaAddress,
+      port: this.channel.port,
+      preferences: this.services.codecs,
+      sessionId: this.sessionId,
+      sessionVersion: this.sessionVersion,
+    };
   }
 
   get signal(): AbortSignal {
@@ -191,7 +197,16 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
     const negotiated = negotiatedFromAnswer(sdp, parseOffer(answer.body.toString('utf8')));
     // We offer no rtcp-mux (RFC 5761 would have us take RTCP on both ports until the answer came).
-    this.media = this.createMedia({ codec: negotiated.codec, telephoneEvent: negotiated.telephoneEvent, address: negotiated.address, port: negotiated.port, rtcp: negotiated.rtcp, rtcpMux: false, direction: negotiated.direction, signallingAddress: this.dialog.source.address });
+    this.media = this.createMedia({
+      codec: negotiated.codec,
+      telephoneEvent: negotiated.telephoneEvent,
+      address: negotiated.address,
+      port: negotiated.port,
+      rtcp: negotiated.rtcp,
+      rtcpMux: false,
+      direction: negotiated.direction,
+      signallingAddress: this.dialog.source.address,
+    });
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
@@ -299,7 +314,16 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
 /** The call's media from the caller's offer and our answer to it. */
 function callMedia(offer: RemoteDescription, answer: Answer, signallingAddress: string): CallMedia {
-  return { codec: answer.codec, telephoneEvent: answer.telephoneEvent, address: offer.address, port: offer.port, rtcp: offer.rtcp, rtcpMux: answer.rtcpMux, direction: answer.direction, signallingAddress };
+  return {
+    codec: answer.codec,
+    telephoneEvent: answer.telephoneEvent,
+    address: offer.address,
+    port: offer.port,
+    rtcp: offer.rtcp,
+    rtcpMux: answer.rtcpMux,
+    direction: answer.direction,
+    signallingAddress,
+  };
 }
 
 /** The last few frames of caller audio, kept without shifting arrays 50 times a second. */

@@ -41,8 +41,25 @@ export interface PromptRequest {
  * synthesis, and the media thread drops every queued frame (the pacer sends nothing more of it).
  * @throws ApiError when the text or voice is refused (a dialplan mistake the loader could not see)
  */
-export async function speakPrompt(media: MediaChannel, engines: EngineRegistry, choice: RouteEngines, request: PromptRequest, callSignal: AbortSignal): Promise<PromptOutcome> {
-  const plan = planSynthesis({ text: request.text, voice: request.voice, language: request.language, ...(request.dialect ? { dialect: request.dialect } : {}), model: 'swift', format: 'pcm16', sample_rate_hz: media.playbackRateHz }, false);
+export async function speakPrompt(
+  media: MediaChannel,
+  engines: EngineRegistry,
+  choice: RouteEngines,
+  request: PromptRequest,
+  callSignal: AbortSignal,
+): Promise<PromptOutcome> {
+  const plan = planSynthesis(
+    {
+      text: request.text,
+      voice: request.voice,
+      language: request.language,
+      ...(request.dialect ? { dialect: request.dialect } : {}),
+      model: 'swift',
+      format: 'pcm16',
+      sample_rate_hz: media.playbackRateHz,
+    },
+    false,
+  );
   const engine: TtsEngine | null = choice === 'synthetic' ? engines.sandbox.tts : engines.ttsFor('swift', plan.voice, plan.speech.document);
   if (!engine) throw new Error('no live synthesis engine is running (SPRACHROHR_TTS_ENGINE=none); route the call to synthetic engines or start one');
   const controller = new AbortController();
@@ -140,7 +157,13 @@ export const LISTEN_END_SILENCE_MS: number = DIALPLAN_DEFAULTS.listen.end_silenc
  * nothing for `timeoutMs`, or `maxMs` passed. When every recogniser is busy the call goes on:
  * the step listens for keys only, or (taking no keys) ends at once as `busy`.
  */
-export async function listenForCaller(media: MediaChannel, engines: EngineRegistry, choice: RouteEngines, request: ListenRequest, callSignal: AbortSignal): Promise<ListenOutcome> {
+export async function listenForCaller(
+  media: MediaChannel,
+  engines: EngineRegistry,
+  choice: RouteEngines,
+  request: ListenRequest,
+  callSignal: AbortSignal,
+): Promise<ListenOutcome> {
   const engine: SttEngine | null = !request.speech ? null : choice === 'synthetic' ? engines.sandbox.sttStream : engines.live.stt.engineFor(request.language);
   if (request.speech && !engine) throw new Error(`no recogniser for ${request.language} is installed; see sprachrohr models`);
   const controller = new AbortController();
@@ -149,7 +172,15 @@ export async function listenForCaller(media: MediaChannel, engines: EngineRegist
   let session: RecognitionSession | null = null;
   let recogniserBusy = false;
   try {
-    session = engine ? new RecognitionSession([{ language: request.language, engine }], request.vocabulary, media.audioRateHz, controller.signal, request.endSilenceMs ?? LISTEN_END_SILENCE_MS) : null;
+    session = engine
+      ? new RecognitionSession(
+          [{ language: request.language, engine }],
+          request.vocabulary,
+          media.audioRateHz,
+          controller.signal,
+          request.endSilenceMs ?? LISTEN_END_SILENCE_MS,
+        )
+      : null;
   } catch (error) {
     if (!(error instanceof RecognitionCapacityError)) throw error;
     recogniserBusy = true;

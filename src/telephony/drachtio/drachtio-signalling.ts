@@ -59,7 +59,9 @@ export class DrachtioSignalling {
   ) {
     // drachtio-srf's typings know only the promise form and a narrower dialog; see CreateUas.
     this.createUas = (invite, response, uasOptions, done) => {
-      srf.createUAS(invite as unknown as Srf.SrfRequest, response as unknown as Srf.SrfResponse, uasOptions, (error, uas) => done(error, uas as unknown as DrachtioUas));
+      srf.createUAS(invite as unknown as Srf.SrfRequest, response as unknown as Srf.SrfResponse, uasOptions, (error, uas) =>
+        done(error, uas as unknown as DrachtioUas),
+      );
     };
     srf.invite((request, response) => this.invite(request, response));
   }
@@ -121,7 +123,12 @@ export class DrachtioSignalling {
       app.on('close', () => {
         if (!this.stopped && started) logger.warn({ drachtio: target }, 'drachtio-server connection closed; reconnecting');
       });
-      this.srf.connect({ host: this.options.host, port: this.options.port, secret: this.options.secret, reconnect: { retryMaxDelay: RETRY_MAX_DELAY_MS } } as Srf.SrfConfig);
+      this.srf.connect({
+        host: this.options.host,
+        port: this.options.port,
+        secret: this.options.secret,
+        reconnect: { retryMaxDelay: RETRY_MAX_DELAY_MS },
+      } as Srf.SrfConfig);
     });
   }
 

@@ -30,7 +30,8 @@ export class AudioBatch {
       this.calls = grow(this.calls, new Uint32Array(this.calls.length * 2));
       this.ends = grow(this.ends, new Uint32Array(this.ends.length * 2));
     }
-    if (this.used + pcm.length > this.samples.length) this.samples = grow(this.samples, new Int16Array(Math.max(this.samples.length * 2, this.used + pcm.length)));
+    if (this.used + pcm.length > this.samples.length)
+      this.samples = grow(this.samples, new Int16Array(Math.max(this.samples.length * 2, this.used + pcm.length)));
     this.samples.set(pcm, this.used);
     this.used += pcm.length;
     this.calls[this.frames] = call;

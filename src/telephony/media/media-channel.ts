@@ -33,7 +33,8 @@ export interface PromptPlayout {
 }
 
 /** What the media thread says about one call (its audio comes as a frame of the tick's batch). */
-type ChannelEvent = Exclude<MediaEvent, { ev: 'ready' | 'opened' | 'open-failed' | 'pacing' | 'error' | 'audio' }> | { readonly ev: 'audio'; readonly pcm: Int16Array };
+type ChannelEvent =
+  Exclude<MediaEvent, { ev: 'ready' | 'opened' | 'open-failed' | 'pacing' | 'error' | 'audio' }> | { readonly ev: 'audio'; readonly pcm: Int16Array };
 
 /** The main thread's handle on one call's media in the media thread. */
 export class MediaChannel extends EventEmitter<MediaChannelEvents> {
@@ -64,7 +65,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   negotiated(media: CallMedia): void {
     if (this.closed) return;
     const first = this.media === null;
-    if (!this.encoder || this.encoder.codec.name !== media.codec.name || this.encoder.codec.payloadType !== media.codec.payloadType) this.encoder = new FrameEncoder(media.codec);
+    if (!this.encoder || this.encoder.codec.name !== media.codec.name || this.encoder.codec.payloadType !== media.codec.payloadType)
+      this.encoder = new FrameEncoder(media.codec);
     this.media = media;
     this.out.send({ op: first ? 'start' : 'update', id: this.id, media });
   }

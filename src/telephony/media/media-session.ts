@@ -136,7 +136,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       this.candidate.count = 0;
     }
     if (codecChanged) this.setUpCodec();
-    else if ((media.telephoneEvent === null) !== (this.inband === null)) this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
+    else if ((media.telephoneEvent === null) !== (this.inband === null))
+      this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
   }
 
   /**
@@ -221,7 +222,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** Sends a key as RFC 4733 events (or nothing when the caller did not offer them). */
   sendDtmf(key: string): boolean {
     if (this.media.telephoneEvent === null) return false;
-    for (const frame of dtmfEventFrames(key, { payloadType: this.media.telephoneEvent, samplesPerFrame: (this.media.codec.clockRate * 20) / 1000 })) this.outgoing.enqueue(frame);
+    for (const frame of dtmfEventFrames(key, { payloadType: this.media.telephoneEvent, samplesPerFrame: (this.media.codec.clockRate * 20) / 1000 }))
+      this.outgoing.enqueue(frame);
     return true;
   }
 
@@ -232,7 +234,14 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       if (this.prompt.firstPacketAt === 0) this.prompt.firstPacketAt = absoluteNow();
     }
     this.sequence = (this.sequence + 1) & 0xffff;
-    const packet = serializeRtp({ payloadType: payloadType ?? this.media.codec.payloadType, sequenceNumber: this.sequence, timestamp, ssrc: this.ssrc, marker, payload });
+    const packet = serializeRtp({
+      payloadType: payloadType ?? this.media.codec.payloadType,
+      sequenceNumber: this.sequence,
+      timestamp,
+      ssrc: this.ssrc,
+      marker,
+      payload,
+    });
     this.counters.packetsOut += 1;
     this.counters.octetsOut += payload.length;
     this.lastTimestamp = timestamp;
@@ -248,7 +257,12 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    */
   private learn(packet: RtpPacket, from: dgram.RemoteInfo): void {
     const candidate = this.candidate;
-    if (candidate.address === from.address && candidate.port === from.port && candidate.ssrc === packet.ssrc && packet.sequenceNumber === ((candidate.sequence + 1) & 0xffff)) {
+    if (
+      candidate.address === from.address &&
+      candidate.port === from.port &&
+      candidate.ssrc === packet.ssrc &&
+      packet.sequenceNumber === ((candidate.sequence + 1) & 0xffff)
+    ) {
       candidate.count += 1;
     } else {
       candidate.address = from.address;
@@ -426,7 +440,11 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     const reception = this.jitter.reception();
     const report =
       this.counters.packetsOut > 0
-        ? this.rtcp.senderReport({ rtpTimestamp: this.lastTimestamp, packetCount: this.counters.packetsOut, octetCount: this.counters.octetsOut }, reception, now)
+        ? this.rtcp.senderReport(
+            { rtpTimestamp: this.lastTimestamp, packetCount: this.counters.packetsOut, octetCount: this.counters.octetsOut },
+            reception,
+            now,
+          )
         : this.rtcp.receiverReport(reception, now);
     if (this.media.rtcpMux) this.ports.rtp.send(report, this.remote.port, this.remote.address);
     else this.ports.rtcp.send(report, this.rtcpRemote.port, this.rtcpRemote.address);

@@ -45,9 +45,7 @@ export class MediaThread {
   private closing = false;
 
   /** `rtpPorts`: the range calls' RTP/RTCP pairs are bound in, on `host`. */
-  constructor(
-    private readonly options: MediaWorkerData & { readonly logger: Logger },
-  ) {}
+  constructor(private readonly options: MediaWorkerData & { readonly logger: Logger }) {}
 
   /** Starts the thread (codecs and detectors loaded there) unless it runs already. */
   async start(): Promise<void> {
@@ -101,7 +99,9 @@ export class MediaThread {
     if (this.running) return this.running;
     this.closing = false;
     const { host, rtpPorts } = this.options;
-    const worker = startWorkerThread(import.meta.url, 'media-worker', { host, rtpPorts } satisfies MediaWorkerData, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
+    const worker = startWorkerThread(import.meta.url, 'media-worker', { host, rtpPorts } satisfies MediaWorkerData, {
+      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+    });
     let ready!: () => void;
     let failed!: (error: Error) => void;
     const running: Running = {
@@ -121,11 +121,14 @@ export class MediaThread {
     worker.on('message', (batch: MediaEvent[]) => {
       for (const event of batch) {
         if (event.ev === 'ready') {
-          if (event.priorityRefused) this.options.logger.warn({ reason: event.priorityRefused }, 'the media thread runs at the ordinary priority (raising it needs root or CAP_SYS_NICE; docker: cap_add SYS_NICE): under load its packets may leave late');
+          if (event.priorityRefused)
+            this.options.logger.warn(
+              { reason: event.priorityRefused },
+              'the media thread runs at the ordinary priority (raising it needs root or CAP_SYS_NICE; docker: cap_add SYS_NICE): under load its packets may leave late',
+            );
           else this.options.logger.info({ nice: event.nice }, 'media thread started');
           ready();
-        }
-        else this.dispatch(running, event);
+        } else this.dispatch(running, event);
       }
     });
     const lost = (error: Error): void => {

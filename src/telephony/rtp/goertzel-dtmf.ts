@@ -79,7 +79,7 @@ export class GoertzelDtmfDetector {
   process(pcm: Int16Array): string[] {
     const keys: string[] = [];
     const n = this.window.length;
-    for (let i = 0; i < pcm.length; ) {
+    for (let i = 0; i < pcm.length;) {
       // The window is kept in time order: the newest half is written after the older one.
       const offset = this.half + this.filled;
       const take = Math.min(pcm.length - i, this.half - this.filled);

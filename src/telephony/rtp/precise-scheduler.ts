@@ -28,10 +28,13 @@ export const preciseScheduler: PacerScheduler = {
   now: () => performance.now(),
   setTimer: (callback, delayMs) => {
     const deadline = performance.now() + delayMs;
-    return setTimeout(() => {
-      sleepUntil(deadline);
-      callback();
-    }, Math.max(0, delayMs - EARLY_MS));
+    return setTimeout(
+      () => {
+        sleepUntil(deadline);
+        callback();
+      },
+      Math.max(0, delayMs - EARLY_MS),
+    );
   },
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };

@@ -100,7 +100,7 @@ export class RtcpSession {
     let sender: PeerReport['sender'];
     let ourStream: PeerReceptionView | undefined;
     let bye = false;
-    for (let offset = 0; offset + 8 <= datagram.length; ) {
+    for (let offset = 0; offset + 8 <= datagram.length;) {
       const first = datagram[offset]!;
       const type = datagram[offset + 1]!;
       const size = (view.getUint16(offset + 2) + 1) * 4;

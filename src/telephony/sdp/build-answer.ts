@@ -45,6 +45,11 @@ export function buildAnswer(offer: RemoteDescription, local: LocalMedia, want: D
   const telephoneEvent = offer.telephoneEvents.get(codec.clockRate) ?? null;
   const direction = complement(offer.direction, want);
   const telephoneEvents = telephoneEvent === null ? [] : [{ payloadType: telephoneEvent, clockRate: codec.clockRate }];
-  const sdp = writeDescription(local, { protocol: offer.protocol, codecs: [codec], telephoneEvents, direction, rtcpMux: offer.rtcpMux }, offer.mediaLines, offer.audioIndex);
+  const sdp = writeDescription(
+    local,
+    { protocol: offer.protocol, codecs: [codec], telephoneEvents, direction, rtcpMux: offer.rtcpMux },
+    offer.mediaLines,
+    offer.audioIndex,
+  );
   return { sdp, codec, telephoneEvent, direction, rtcpMux: offer.rtcpMux };
 }

@@ -29,7 +29,10 @@ export function connectionAddress(mediaSection: readonly string[], sessionSectio
   }
   const family = addrType === 'IP4' ? 4 : 6;
   if (isIP(address) !== family) {
-    throw new SdpError(488, `connection address ${excerpt(address)} is not a literal IPv${family} address (host names, multicast TTLs and mismatched families are not supported)`);
+    throw new SdpError(
+      488,
+      `connection address ${excerpt(address)} is not a literal IPv${family} address (host names, multicast TTLs and mismatched families are not supported)`,
+    );
   }
   if (isMulticast(address, family)) throw new SdpError(488, `connection address ${address} is multicast; only unicast RTP is supported`);
   const zero = family === 4 ? address === '0.0.0.0' : /^[0:]+$/.test(address);

@@ -26,6 +26,8 @@ export function assertLocalMedia(local: LocalMedia): void {
   if (!Number.isInteger(local.port) || local.port < 1 || local.port > 65535) throw new RangeError(`local RTP port out of range: ${local.port}`);
   if (local.preferences.length === 0) throw new RangeError('local media must prefer at least one codec');
   if (!/^\d{1,20}$/.test(local.sessionId)) throw new TypeError(`o= session id must be digits: ${JSON.stringify(local.sessionId)}`);
-  if (!Number.isSafeInteger(local.sessionVersion) || local.sessionVersion < 0) throw new RangeError(`o= session version must be a non-negative integer: ${local.sessionVersion}`);
-  if (local.userName !== undefined && !/^[\x21-\x7e]+$/.test(local.userName)) throw new TypeError(`o= user name must be visible ASCII without spaces: ${JSON.stringify(local.userName)}`);
+  if (!Number.isSafeInteger(local.sessionVersion) || local.sessionVersion < 0)
+    throw new RangeError(`o= session version must be a non-negative integer: ${local.sessionVersion}`);
+  if (local.userName !== undefined && !/^[\x21-\x7e]+$/.test(local.userName))
+    throw new TypeError(`o= user name must be visible ASCII without spaces: ${JSON.stringify(local.userName)}`);
 }

@@ -97,7 +97,10 @@ function readOrigin(session: readonly string[]): RemoteDescription['origin'] {
   const fields = line.slice(2).split(/\s+/);
   const [userName, sessionId, sessionVersion] = fields;
   if (fields.length !== 6 || userName === undefined || !/^\d{1,20}$/.test(sessionId ?? '') || !/^\d{1,20}$/.test(sessionVersion ?? '')) {
-    throw new SdpError(400, `malformed origin line ${excerpt(line)}: expected o=<user> <session id> <version> IN IP4|IP6 <address> with numeric id and version`);
+    throw new SdpError(
+      400,
+      `malformed origin line ${excerpt(line)}: expected o=<user> <session id> <version> IN IP4|IP6 <address> with numeric id and version`,
+    );
   }
   return { userName, sessionId: sessionId as string, sessionVersion: sessionVersion as string };
 }

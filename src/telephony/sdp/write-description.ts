@@ -30,7 +30,14 @@ export function writeDescription(local: LocalMedia, audio: LocalAudio, lines: re
   const media = lines.map((line, index) => (index === audioIndex ? audioMedia(local.port, audio) : rejected(line)));
   return write({
     version: 0,
-    origin: { username: local.userName ?? '-', sessionId: local.sessionId, sessionVersion: local.sessionVersion, netType: 'IN', ipVer: family, address: local.address },
+    origin: {
+      username: local.userName ?? '-',
+      sessionId: local.sessionId,
+      sessionVersion: local.sessionVersion,
+      netType: 'IN',
+      ipVer: family,
+      address: local.address,
+    },
     // RFC 3264 §5: s= carries no meaning in offer/answer, and "-" is the recommended filler.
     name: '-',
     connection: { version: family, ip: local.address },
@@ -44,7 +51,11 @@ function audioMedia(port: number, audio: LocalAudio): MediaDescription {
   const fmtp: MediaDescription['fmtp'] = [];
   for (const codec of audio.codecs) {
     // Static payload types need no rtpmap, but many endpoints log a warning without one.
-    rtp.push(codec.name === 'opus' ? { payload: codec.payloadType, codec: 'opus', rate: 48000, encoding: 2 } : { payload: codec.payloadType, codec: codec.name, rate: codec.clockRate });
+    rtp.push(
+      codec.name === 'opus'
+        ? { payload: codec.payloadType, codec: 'opus', rate: 48000, encoding: 2 }
+        : { payload: codec.payloadType, codec: codec.name, rate: codec.clockRate },
+    );
     if (codec.name === 'opus') fmtp.push({ payload: codec.payloadType, config: OPUS_FMTP });
   }
   for (const event of audio.telephoneEvents) {
@@ -52,7 +63,17 @@ function audioMedia(port: number, audio: LocalAudio): MediaDescription {
     fmtp.push({ payload: event.payloadType, config: TELEPHONE_EVENT_FMTP });
   }
   const payloads = [...audio.codecs.map((codec) => codec.payloadType), ...audio.telephoneEvents.map((event) => event.payloadType)].join(' ');
-  return { type: 'audio', port, protocol: audio.protocol, payloads, rtp, fmtp, ptime: LOCAL_PTIME_MS, direction: audio.direction, ...(audio.rtcpMux ? { rtcpMux: 'rtcp-mux' } : {}) };
+  return {
+    type: 'audio',
+    port,
+    protocol: audio.protocol,
+    payloads,
+    rtp,
+    fmtp,
+    ptime: LOCAL_PTIME_MS,
+    direction: audio.direction,
+    ...(audio.rtcpMux ? { rtcpMux: 'rtcp-mux' } : {}),
+  };
 }
 
 /** A stream turned down: same media type, protocol and a format of the offer, port 0 (RFC 3264 §6). */

@@ -140,7 +140,10 @@ export class CallAdmission {
       if (get('username') !== user || get('realm') !== realm) continue;
       const algorithm = (get('algorithm') || 'MD5').toUpperCase();
       if (algorithm !== 'MD5' && algorithm !== 'SHA-256') continue;
-      const hash = (text: string) => createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(text).digest('hex');
+      const hash = (text: string) =>
+        createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
+          .update(text)
+          .digest('hex');
       const ha1 = hash(`${user}:${realm}:${password}`);
       const ha2 = hash(`${request.method}:${get('uri')}`);
       const qop = get('qop');

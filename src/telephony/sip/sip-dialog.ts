@@ -157,7 +157,12 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
         this.emit('info', bodyOf(request) ?? { contentType: '', body: Buffer.alloc(0) });
         return;
       case 'OPTIONS':
-        transaction.respond(this.response(request, 200, undefined, [['Allow', ALLOW], ['Accept', 'application/sdp']]));
+        transaction.respond(
+          this.response(request, 200, undefined, [
+            ['Allow', ALLOW],
+            ['Accept', 'application/sdp'],
+          ]),
+        );
         return;
       default:
         transaction.respond(buildResponse(request, 405, transaction.source, { headers: [['Allow', ALLOW]] }));
@@ -252,7 +257,10 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
     const contact = this.host.contactFor(this.source.transport);
     const extra: Array<[string, string]> = [...headers];
     if (status >= 101 && status < 300 && (request.method === 'INVITE' || request.method === 'UPDATE')) {
-      extra.push(['Contact', `<sip:${sipHost(contact.host)}:${contact.port}${this.source.transport === 'UDP' ? '' : `;transport=${this.source.transport.toLowerCase()}`}>`]);
+      extra.push([
+        'Contact',
+        `<sip:${sipHost(contact.host)}:${contact.port}${this.source.transport === 'UDP' ? '' : `;transport=${this.source.transport.toLowerCase()}`}>`,
+      ]);
       if (request === this.invite) for (const route of this.routeSet) extra.push(['Record-Route', route]);
       extra.push(['Allow', ALLOW]);
     }

@@ -109,7 +109,8 @@ export class SipEndpoint implements DialogHost {
   }
 
   contactFor(transport: SipPeer['transport']): { host: string; port: number } {
-    const port = transport === 'UDP' ? this.transport.udpPort : transport === 'TCP' ? this.transport.tcpPort : (this.transport.tlsPort ?? this.transport.tcpPort);
+    const port =
+      transport === 'UDP' ? this.transport.udpPort : transport === 'TCP' ? this.transport.tcpPort : (this.transport.tlsPort ?? this.transport.tcpPort);
     return { host: this.transport.host, port };
   }
 
@@ -183,7 +184,8 @@ export class SipEndpoint implements DialogHost {
       // 503 with Retry-After rather than silence: silence makes a UDP sender retransmit ten
       // times, more load just when there is too much; a 503 sends a trunk to its next gateway.
       // Logged once per overload, not once per request of a flood.
-      if (!this.tableFull) this.options.logger.warn({ peer, transactions: this.serverTransactions.size }, 'SIP transaction table full: new requests refused with 503');
+      if (!this.tableFull)
+        this.options.logger.warn({ peer, transactions: this.serverTransactions.size }, 'SIP transaction table full: new requests refused with 503');
       this.tableFull = true;
       this.stateless.respond(request, 503, peer, { headers: [['Retry-After', String(FULL_TABLE_RETRY_AFTER_S)]] });
       return;

@@ -27,7 +27,14 @@ export function parseParams(text: string): Map<string, string | null> {
     if (trimmed === '') continue;
     const equals = trimmed.indexOf('=');
     if (equals < 0) params.set(trimmed.toLowerCase(), null);
-    else params.set(trimmed.slice(0, equals).trim().toLowerCase(), trimmed.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1'));
+    else
+      params.set(
+        trimmed.slice(0, equals).trim().toLowerCase(),
+        trimmed
+          .slice(equals + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   return params;
 }
@@ -59,7 +66,10 @@ export function parseNameAddress(value: string): NameAddress | null {
   if (open >= 0) {
     const close = text.indexOf('>', open);
     if (close < 0) return null;
-    const display = text.slice(0, open).trim().replace(/^"(.*)"$/, '$1');
+    const display = text
+      .slice(0, open)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     return { displayName: display === '' ? null : display, uri: text.slice(open + 1, close).trim(), params: parseParams(text.slice(close + 1)) };
   }
   // addr-spec: parameters after the URI belong to the header (section 20.10).

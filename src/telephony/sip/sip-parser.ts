@@ -78,7 +78,12 @@ export function parseSipMessage(data: Buffer): ParseResult {
   const request = REQUEST_LINE.exec(startLine);
   if (request) {
     const [, method, uri, version] = request as unknown as [string, string, string, string];
-    const failure = (reason: string, status: 400 | 413 | 505 = 400): ParseFailure => ({ ok: false, status, reason, request: { method: method.toUpperCase(), headers } });
+    const failure = (reason: string, status: 400 | 413 | 505 = 400): ParseFailure => ({
+      ok: false,
+      status,
+      reason,
+      request: { method: method.toUpperCase(), headers },
+    });
     if (version !== '2.0') return failure(`SIP version ${version} is not supported`, 505);
     if (!end) return failure('the header block does not end with a blank line');
     const problem = checkCoreHeaders(headers, method.toUpperCase());
@@ -130,6 +135,9 @@ function sizeBody(headers: SipHeaders, body: Buffer): Buffer | string {
 
 /** The CSeq of a parsed message (the parser has checked its form). */
 export function cseqOf(message: SipMessage): { readonly seq: number; readonly method: string } {
-  const [seq, method] = message.headers.get('CSeq')!.trim().split(/[ \t]+/) as [string, string];
+  const [seq, method] = message.headers
+    .get('CSeq')!
+    .trim()
+    .split(/[ \t]+/) as [string, string];
   return { seq: Number(seq), method: method.toUpperCase() };
 }

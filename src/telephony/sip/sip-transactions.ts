@@ -51,7 +51,12 @@ export function responsePeer(request: SipRequest, source: SipPeer): SipPeer {
  * Builds a response to a request (section 8.2.6): Via, From, Call-ID and CSeq copied, To with
  * `toTag` added when the request's To has none.
  */
-export function buildResponse(request: SipRequest, status: number, source: SipPeer, options: { toTag?: string; reason?: string; headers?: Iterable<readonly [string, string]>; body?: Buffer } = {}): SipResponse {
+export function buildResponse(
+  request: SipRequest,
+  status: number,
+  source: SipPeer,
+  options: { toTag?: string; reason?: string; headers?: Iterable<readonly [string, string]>; body?: Buffer } = {},
+): SipResponse {
   const headers = new SipHeaders();
   request.headers.getAll('Via').forEach((via, index) => {
     // The top Via records where the request really came from (section 18.2.1, RFC 3581).
@@ -131,7 +136,8 @@ export class ServerTransaction {
       }
       return;
     }
-    if (this.lastResponse && (this.state === 'proceeding' || this.state === 'completed')) this.transport.send(this.lastResponse, responsePeer(this.request, this.source));
+    if (this.lastResponse && (this.state === 'proceeding' || this.state === 'completed'))
+      this.transport.send(this.lastResponse, responsePeer(this.request, this.source));
   }
 
   private retransmit(intervalMs: number): void {

@@ -200,10 +200,7 @@ export class SipTransport {
     }
     let socket = this.connections.get(peerKey(peer));
     if (!socket || socket.destroyed) {
-      socket =
-        peer.transport === 'TLS'
-          ? tls.connect({ host: peer.address, port: peer.port })
-          : net.connect({ host: peer.address, port: peer.port });
+      socket = peer.transport === 'TLS' ? tls.connect({ host: peer.address, port: peer.port }) : net.connect({ host: peer.address, port: peer.port });
       this.track(peer, socket);
     }
     socket.write(data);

@@ -92,7 +92,9 @@ export class Caller {
   async byeFromGateway(timeoutMs: number): Promise<boolean> {
     try {
       const bye = await this.sip.next(request('BYE'), 0, timeoutMs);
-      this.sip.write(`SIP/2.0 200 OK\r\nVia: ${bye.headers.get('Via')}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: ${this.callId}\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`);
+      this.sip.write(
+        `SIP/2.0 200 OK\r\nVia: ${bye.headers.get('Via')}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: ${this.callId}\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`,
+      );
       this.byeAnswered = true;
       return true;
     } catch {
@@ -111,4 +113,3 @@ export class Caller {
     await closeSocket(this.media);
   }
 }
-

@@ -1,7 +1,8 @@
 /** The dialplans of the call benchmark: synthetic engines for load and barge-in, live engines for turns. */
 
 /** A prompt of about 9 s (the synthetic engine speaks 15 characters a second), looped by the load route. */
-const LOAD_PROMPT = 'Thank you for calling. All of our agents are busy at the moment. Please stay on the line, your call is important to us and will be answered shortly.';
+const LOAD_PROMPT =
+  'Thank you for calling. All of our agents are busy at the moment. Please stay on the line, your call is important to us and will be answered shortly.';
 /** A prompt far longer than a barge-in round. */
 const LONG_PROMPT = `${LOAD_PROMPT} ${LOAD_PROMPT} ${LOAD_PROMPT}`;
 
@@ -46,8 +47,12 @@ routes:
       - listen:
           dtmf: false
           timeout_ms: 8000
-          max_ms: 15000${endSilenceMs === null ? '' : `
-          end_silence_ms: ${endSilenceMs}`}
+          max_ms: 15000${
+            endSilenceMs === null
+              ? ''
+              : `
+          end_silence_ms: ${endSilenceMs}`
+          }
       - say:
           text: "You said {{heard}}."
           barge_in: false

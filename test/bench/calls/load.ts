@@ -62,7 +62,13 @@ function pacingIn(traces: readonly CallTrace[], start: number, end: number): Pac
     if (error > 2) laterThan2Ms++;
     if (error > 10) laterThan10Ms++;
   }
-  return { packets, lost, pacingMs: { p50: rank(errors, 50), p99: rank(errors, 99), max: errors.length ? errors[errors.length - 1]! : Number.NaN }, laterThan2Ms, laterThan10Ms };
+  return {
+    packets,
+    lost,
+    pacingMs: { p50: rank(errors, 50), p99: rank(errors, 99), max: errors.length ? errors[errors.length - 1]! : Number.NaN },
+    laterThan2Ms,
+    laterThan10Ms,
+  };
 }
 
 /** SIPp's calls: `calls` at `rate` a second, each `pauseMs` long after the ACK. */
@@ -144,7 +150,14 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
     const end = Math.min(Number.isNaN(windowEnd) ? start + seconds * 1000 : windowEnd, ...withAudio.map((trace) => trace.lastAt));
     const received = pacingIn(withAudio, start, end);
     const wire: WirePacing = wireTraces
-      ? { ...pacingIn(wireTraces.traces.filter((trace) => trace.count > 0), start, end), dropped: wireTraces.dropped }
+      ? {
+          ...pacingIn(
+            wireTraces.traces.filter((trace) => trace.count > 0),
+            start,
+            end,
+          ),
+          dropped: wireTraces.dropped,
+        }
       : { unavailable: 'unavailable' in wireCapture ? wireCapture.unavailable : 'no capture' };
     const { cpu, rssMb: loaded } = usage.window(start, end);
     return {
@@ -156,7 +169,10 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
       wire,
       sipp: { successful: result.successful, failed: result.failed, exitCode: result.exitCode },
       cpu,
-      receiverLoopDelayMs: { p99: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : Number.NaN, max: loopDelay.count > 0 ? loopDelay.max / 1e6 : Number.NaN },
+      receiverLoopDelayMs: {
+        p99: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : Number.NaN,
+        max: loopDelay.count > 0 ? loopDelay.max / 1e6 : Number.NaN,
+      },
       pacer,
       rssMb: { idle, loaded, after, perCall: (loaded - idle) / calls },
     };

@@ -31,7 +31,7 @@ export function* capturedDatagrams(file: Buffer): Generator<CapturedDatagram> {
   const linkType = u32(20) & 0xffff;
   const link = LINK_HEADER[linkType];
   if (!link) throw new Error(`pcap link type ${linkType} is not read here (Ethernet, Linux cooked and BSD loopback are)`);
-  for (let at = 24; at + 16 <= file.length; ) {
+  for (let at = 24; at + 16 <= file.length;) {
     const seconds = u32(at);
     const fraction = u32(at + 4);
     const captured = u32(at + 8);

@@ -40,7 +40,10 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
     }
   }
   if (settings.turns > 0) {
-    const gateway = await startGateway(liveDialplan(settings.endSilenceSet ? settings.endSilenceMs : null), { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'pocketsphinx' });
+    const gateway = await startGateway(liveDialplan(settings.endSilenceSet ? settings.endSilenceMs : null), {
+      SPRACHROHR_TTS_ENGINE: 'espeak',
+      SPRACHROHR_STT_ENGINE: 'pocketsphinx',
+    });
     try {
       turn = await benchTurns(gateway, speech, settings.turns, settings.endSilenceMs);
     } finally {

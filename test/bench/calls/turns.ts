@@ -47,7 +47,6 @@ async function turns(gateway: Gateway, speech: CallerSpeech, rounds: number): Pr
   return { latenciesMs, failed };
 }
 
-
 /** A warm-up turn, then `rounds` turns on the gateway's `turn` route. */
 /** `endSilenceMs`: the listen step's end of turn, subtracted for the figure beyond it. */
 export async function benchTurns(gateway: Gateway, speech: CallerSpeech, rounds: number, endSilenceMs: number): Promise<TurnFigures> {

@@ -35,7 +35,10 @@ export async function idleRssMb(pid: number): Promise<number> {
     await sleep(400);
     idleSamples.push(await rssMb(pid));
   }
-  return rank(idleSamples.sort((a, b) => a - b), 50);
+  return rank(
+    idleSamples.sort((a, b) => a - b),
+    50,
+  );
 }
 
 interface Sample {
@@ -91,7 +94,10 @@ export class UsageSampler {
         sipp: first && last ? (last.sippCpu - first.sippCpu) / span : Number.NaN,
         bench: first && last ? (last.benchCpu - first.benchCpu) / span : Number.NaN,
       },
-      rssMb: rank(inWindow.map((s) => s.rssMb).sort((a, b) => a - b), 50),
+      rssMb: rank(
+        inWindow.map((s) => s.rssMb).sort((a, b) => a - b),
+        50,
+      ),
     };
   }
 }

@@ -60,7 +60,8 @@ export async function startWireCapture(ports: readonly number[], capacity: numbe
       await exited;
       try {
         const byPort = new Map(ports.map((port) => [port, new CallTrace(capacity)]));
-        for (const datagram of capturedDatagrams(await fs.readFile(file))) byPort.get(datagram.destinationPort)?.add(datagram.payload, datagram.atMs - performance.timeOrigin);
+        for (const datagram of capturedDatagrams(await fs.readFile(file)))
+          byPort.get(datagram.destinationPort)?.add(datagram.payload, datagram.atMs - performance.timeOrigin);
         const dropped = Number(/(\d+) packets? dropped by kernel/.exec(stderr)?.[1] ?? 0);
         return { traces: ports.map((port) => byPort.get(port)!), dropped };
       } finally {

@@ -61,7 +61,13 @@ beforeAll(async () => {
   await loadResampler();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'calls-'));
   await fs.writeFile(path.join(dir, 'test.yaml'), DIALPLAN);
-  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_DIALPLANS_DIR: dir, SPRACHROHR_RTP_PORTS: '31000-31099' });
+  const config = loadConfig({
+    SPRACHROHR_TTS_ENGINE: 'none',
+    SPRACHROHR_STT_ENGINE: 'none',
+    SPRACHROHR_SIP_PORT: '0',
+    SPRACHROHR_DIALPLANS_DIR: dir,
+    SPRACHROHR_RTP_PORTS: '31000-31099',
+  });
   engines = await startEngines(config);
   service = await TelephonyService.start(config.telephony, engines, pino({ level: 'silent' }), { t1Ms: 100, t2Ms: 800, t4Ms: 500 });
   const raw = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
@@ -123,7 +129,14 @@ class CallerMedia {
       const frame = frames[i]!;
       const isEvent = !(frame instanceof Uint8Array);
       if (!isEvent || !frame.repeatsTimestamp) this.timestamp += 160;
-      const packet = serializeRtp({ payloadType: isEvent ? (frame.payloadType ?? 0) : 0, sequenceNumber: this.seq++ & 0xffff, timestamp: this.timestamp, ssrc: 0x1234, marker: isEvent ? (frame.marker ?? false) : i === 0, payload: isEvent ? frame.payload : frame });
+      const packet = serializeRtp({
+        payloadType: isEvent ? (frame.payloadType ?? 0) : 0,
+        sequenceNumber: this.seq++ & 0xffff,
+        timestamp: this.timestamp,
+        ssrc: 0x1234,
+        marker: isEvent ? (frame.marker ?? false) : i === 0,
+        payload: isEvent ? frame.payload : frame,
+      });
       this.socket.send(packet, to, '127.0.0.1');
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + (i + 1) * 20 - performance.now())));
     }
@@ -135,7 +148,8 @@ class CallerMedia {
   }
 }
 
-const offer = (rtpPort: number, extra = '') => `v=0\r\no=caller 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${rtpPort} RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=fmtp:101 0-16\r\na=ptime:20\r\n${extra}`;
+const offer = (rtpPort: number, extra = '') =>
+  `v=0\r\no=caller 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${rtpPort} RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=fmtp:101 0-16\r\na=ptime:20\r\n${extra}`;
 const gatewayRtpPort = (sdp: string) => Number(/m=audio (\d+)/.exec(sdp)![1]);
 const toTagOf = (message: SipResponse) => /tag=([^;]+)/.exec(message.headers.get('To')!)![1]!;
 const until = async (condition: () => boolean, timeoutMs = 8000) => {
@@ -147,7 +161,10 @@ const until = async (condition: () => boolean, timeoutMs = 8000) => {
 };
 
 /** Calls `number` with an offer from a fresh media socket and acknowledges the 200. */
-async function placeCall(callId: string, number = 'echo'): Promise<{ sip: Peer & { close(): void }; media: CallerMedia; ok: SipResponse; toTag: string; rtpPort: number }> {
+async function placeCall(
+  callId: string,
+  number = 'echo',
+): Promise<{ sip: Peer & { close(): void }; media: CallerMedia; ok: SipResponse; toTag: string; rtpPort: number }> {
   const sip = await Peer.udp(service.endpoint.ports.udp);
   const media = await CallerMedia.open();
   sip.write(sipRequest(sip, 'INVITE', { callId, cseq: 1, body: offer(media.port) }).replace('sip:100@127.0.0.1 SIP/2.0', `sip:${number}@127.0.0.1 SIP/2.0`));
@@ -160,7 +177,9 @@ async function placeCall(callId: string, number = 'echo'): Promise<{ sip: Peer &
 /** Answers the gateway's BYE with 200. */
 async function answerBye(sip: Peer, callId: string): Promise<void> {
   const bye = await sip.next(request('BYE'), 0, 20_000);
-  sip.write(`SIP/2.0 200 OK\r\nVia: ${bye.headers.get('Via')}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: ${callId}\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`);
+  sip.write(
+    `SIP/2.0 200 OK\r\nVia: ${bye.headers.get('Via')}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: ${callId}\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`,
+  );
 }
 
 describe('calls through the telephony service', () => {
@@ -264,7 +283,9 @@ describe('calls through the telephony service', () => {
   it('plays early media with 183 before the answer, and refuses an offer it cannot take with 488', async () => {
     const sip = await Peer.udp(service.endpoint.ports.udp);
     const media = await CallerMedia.open();
-    sip.write(sipRequest(sip, 'INVITE', { callId: 'ring-1', cseq: 1, body: offer(media.port) }).replace('sip:100@127.0.0.1 SIP/2.0', 'sip:ring@127.0.0.1 SIP/2.0'));
+    sip.write(
+      sipRequest(sip, 'INVITE', { callId: 'ring-1', cseq: 1, body: offer(media.port) }).replace('sip:100@127.0.0.1 SIP/2.0', 'sip:ring@127.0.0.1 SIP/2.0'),
+    );
     const progress = (await sip.next(response(183, 'INVITE'))) as SipResponse;
     expect(progress.body.toString()).toContain('m=audio');
     // The route has no live TTS here (engine none): the call ends, 480 before any answer.

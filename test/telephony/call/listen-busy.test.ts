@@ -17,7 +17,16 @@ const fullEngine = {
 } as unknown as SttEngine;
 const engines = { live: { stt: { engineFor: () => fullEngine } } } as unknown as EngineRegistry;
 
-const request = (dtmf: boolean): ListenRequest => ({ speech: true, dtmf, language: 'en', vocabulary: [], timeoutMs: 2000, maxMs: 5000, maxDigits: 1, preroll: [] });
+const request = (dtmf: boolean): ListenRequest => ({
+  speech: true,
+  dtmf,
+  language: 'en',
+  vocabulary: [],
+  timeoutMs: 2000,
+  maxMs: 5000,
+  maxDigits: 1,
+  preroll: [],
+});
 const media = (): MediaChannel & EventEmitter => Object.assign(new EventEmitter(), { audioRateHz: 8000 }) as unknown as MediaChannel & EventEmitter;
 
 describe('listenForCaller with every recogniser busy', () => {

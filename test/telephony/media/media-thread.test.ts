@@ -52,10 +52,20 @@ async function onChannel(test: (channel: MediaChannel, far: Awaited<ReturnType<t
 }
 
 const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
-const mediaTo = (port: number): CallMedia => ({ codec: pcmu, telephoneEvent: 101, address: '127.0.0.1', port, rtcp: { address: '127.0.0.1', port: port + 1 }, rtcpMux: false, direction: 'sendrecv', signallingAddress: '127.0.0.1' });
+const mediaTo = (port: number): CallMedia => ({
+  codec: pcmu,
+  telephoneEvent: 101,
+  address: '127.0.0.1',
+  port,
+  rtcp: { address: '127.0.0.1', port: port + 1 },
+  rtcpMux: false,
+  direction: 'sendrecv',
+  signallingAddress: '127.0.0.1',
+});
 
 /** A 440 Hz tone, `seconds` long at 8 kHz. */
-const tone = (seconds: number): Int16Array => Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+const tone = (seconds: number): Int16Array =>
+  Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
 
 const bindable = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -173,7 +183,12 @@ describe('the media thread', () => {
       let started = 0;
       channel.on('speech-start', () => (started += 1));
       const voice = encodeMulaw(tone(0.02));
-      const send = (sequence: number): void => void far.socket.send(serializeRtp({ payloadType: 0, sequenceNumber: sequence, timestamp: sequence * 160, ssrc: 43, marker: false, payload: voice }), channel.port, '127.0.0.1');
+      const send = (sequence: number): void =>
+        void far.socket.send(
+          serializeRtp({ payloadType: 0, sequenceNumber: sequence, timestamp: sequence * 160, ssrc: 43, marker: false, payload: voice }),
+          channel.port,
+          '127.0.0.1',
+        );
       const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
       // Two in a row, across the wrap.
       for (const sequence of [65534, 65535]) {
@@ -224,7 +239,11 @@ describe('the media thread', () => {
       let sequence = 1;
       for (const frame of dtmfEventFrames('1', { payloadType: 101, samplesPerFrame: 160 })) {
         if (!frame.repeatsTimestamp) timestamp += 160;
-        far.socket.send(serializeRtp({ payloadType: 101, sequenceNumber: sequence++, timestamp, ssrc: 5, marker: frame.marker ?? false, payload: frame.payload }), channel.port, '127.0.0.1');
+        far.socket.send(
+          serializeRtp({ payloadType: 101, sequenceNumber: sequence++, timestamp, ssrc: 5, marker: frame.marker ?? false, payload: frame.payload }),
+          channel.port,
+          '127.0.0.1',
+        );
       }
       const playout = await channel.playedOut();
       expect(playout!.playedSeconds).toBeGreaterThan(0.2);

@@ -10,7 +10,12 @@ import { parseRtp, serializeRtp, type RtpPacket } from '../../../src/telephony/r
 import { FakeScheduler } from './fake-scheduler.js';
 
 /** An event packet as the network delivers it. */
-function eventPacket(key: string, timestamp: number, duration: number, options: { end?: boolean; marker?: boolean; ssrc?: number; seq?: number } = {}): RtpPacket {
+function eventPacket(
+  key: string,
+  timestamp: number,
+  duration: number,
+  options: { end?: boolean; marker?: boolean; ssrc?: number; seq?: number } = {},
+): RtpPacket {
   const payload = serializeDtmfEvent({ event: dtmfEventCode(key), end: options.end ?? false, volume: 10, duration });
   return { payloadType: 101, sequenceNumber: options.seq ?? 0, timestamp: timestamp >>> 0, ssrc: options.ssrc ?? 1, marker: options.marker ?? false, payload };
 }
@@ -78,19 +83,18 @@ describe('dtmfEventFrames', () => {
     const scheduler = new FakeScheduler();
     const clock = new PacerClock({ scheduler });
     const sent: Array<[number, number, boolean, number | undefined]> = [];
-    const stream = new PacedStream({ samplesPerFrame: 160, initialTimestamp: 0, onSend: (payload, timestamp, marker, payloadType) => sent.push([payload.length, timestamp, marker, payloadType]) });
+    const stream = new PacedStream({
+      samplesPerFrame: 160,
+      initialTimestamp: 0,
+      onSend: (payload, timestamp, marker, payloadType) => sent.push([payload.length, timestamp, marker, payloadType]),
+    });
     stream.enqueue(new Uint8Array(160));
     for (const frame of dtmfEventFrames('9', { payloadType: 101 })) stream.enqueue(frame);
     stream.enqueue(new Uint8Array(160));
     clock.add(stream);
     scheduler.advanceTo(200);
     clock.close();
-    expect(sent).toEqual([
-      [160, 0, true, undefined],
-      [4, 160, true, 101],
-      ...Array(6).fill([4, 160, false, 101]),
-      [160, 8 * 160, false, undefined],
-    ]);
+    expect(sent).toEqual([[160, 0, true, undefined], [4, 160, true, 101], ...Array(6).fill([4, 160, false, 101]), [160, 8 * 160, false, undefined]]);
   });
 });
 
@@ -102,7 +106,12 @@ describe('DtmfReceiver', () => {
 
   it('reports each of the sixteen keys', () => {
     const receiver = new DtmfReceiver();
-    expect(receive(receiver, [...DTMF_KEYS].flatMap((key, i) => press(key, 10000 + i * 2000)))).toBe(DTMF_KEYS);
+    expect(
+      receive(
+        receiver,
+        [...DTMF_KEYS].flatMap((key, i) => press(key, 10000 + i * 2000)),
+      ),
+    ).toBe(DTMF_KEYS);
   });
 
   it('reports a press whose first packets were lost, from whichever packet arrives', () => {
@@ -168,7 +177,14 @@ describe('DtmfReceiver', () => {
     [...keys].forEach((key, i) => {
       dtmfEventFrames(key, { payloadType: 101 }).forEach((frame, j) => {
         const timestamp = i * 4000 + (frame.repeatsTimestamp ? 0 : j * 160);
-        const wire = serializeRtp({ payloadType: frame.payloadType!, sequenceNumber: seq++, timestamp, ssrc: 9, marker: frame.marker ?? false, payload: frame.payload });
+        const wire = serializeRtp({
+          payloadType: frame.payloadType!,
+          sequenceNumber: seq++,
+          timestamp,
+          ssrc: 9,
+          marker: frame.marker ?? false,
+          payload: frame.payload,
+        });
         got += receiver.push(parseRtp(wire)!) ?? '';
       });
     });

@@ -24,7 +24,8 @@ function random(seed: number): () => number {
 
 function takeAll(queue: FrameQueue): Model[] {
   const out: Model[] = [];
-  for (let frame = queue.shift(); frame; frame = queue.shift()) out.push({ bytes: [...frame.payload], payloadType: frame.payloadType, marker: frame.marker, repeatsTimestamp: frame.repeatsTimestamp });
+  for (let frame = queue.shift(); frame; frame = queue.shift())
+    out.push({ bytes: [...frame.payload], payloadType: frame.payloadType, marker: frame.marker, repeatsTimestamp: frame.repeatsTimestamp });
   return out;
 }
 
@@ -77,7 +78,10 @@ describe('FrameQueue', () => {
     unwrapped.shift();
     unwrapped.push(bytes(3, 5)); // 5 bytes do not fit before the oldest frame at 4: grows
     expect(unwrapped.byteCapacity).toBe(20);
-    expect(takeAll(unwrapped).map((frame) => frame.bytes)).toEqual([[2, 2, 2, 2], [3, 3, 3, 3, 3]]);
+    expect(takeAll(unwrapped).map((frame) => frame.bytes)).toEqual([
+      [2, 2, 2, 2],
+      [3, 3, 3, 3, 3],
+    ]);
   });
 
   it('goes back to its first size once a long queue (over 128 KB) has played out or been cleared', () => {
@@ -129,7 +133,10 @@ describe('FrameQueue', () => {
         const frame = queue.shift();
         const expected = model.shift();
         if (!expected) expect(frame).toBeNull();
-        else expect({ bytes: [...frame!.payload], payloadType: frame!.payloadType, marker: frame!.marker, repeatsTimestamp: frame!.repeatsTimestamp }).toEqual(expected);
+        else
+          expect({ bytes: [...frame!.payload], payloadType: frame!.payloadType, marker: frame!.marker, repeatsTimestamp: frame!.repeatsTimestamp }).toEqual(
+            expected,
+          );
       } else {
         queue.clear();
         model.length = 0;

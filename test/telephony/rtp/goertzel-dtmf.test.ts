@@ -15,7 +15,7 @@ const ALL = KEYS.flatMap((row, r) => [...row].map((key, c) => ({ key, low: ROWS[
 /** A deterministic uniform noise source in −1…1. */
 function noiseSource(seed: number): () => number {
   let state = seed >>> 0;
-  return () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 31) - 1;
+  return () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 31 - 1;
 }
 
 interface ToneSpec {
@@ -78,9 +78,10 @@ describe.each([8000, 16000])('GoertzelDtmfDetector at %i Hz', (rate) => {
 
   it('accepts tones 1.5 % off frequency, with normal twist up to 8 dB and reverse twist up to 4 dB', () => {
     for (const { key, low, high } of ALL) {
-      for (const deviation of [-0.015, 0.015]) for (const twistDb of [-3.5, 0, 7]) {
-        expect(detect(rate, framed(rate, { low, high, ms: 60, deviation, twistDb })), `${key} ${deviation} ${twistDb} dB`).toBe(key);
-      }
+      for (const deviation of [-0.015, 0.015])
+        for (const twistDb of [-3.5, 0, 7]) {
+          expect(detect(rate, framed(rate, { low, high, ms: 60, deviation, twistDb })), `${key} ${deviation} ${twistDb} dB`).toBe(key);
+        }
     }
   });
 
@@ -102,7 +103,10 @@ describe.each([8000, 16000])('GoertzelDtmfDetector at %i Hz', (rate) => {
     // Each tone 4000 peak (power 8e6); uniform noise ±1730 has power 1e6 … ±550 gives 1e5: 20 dB under both tones together.
     const random = noiseSource(7);
     for (const { key, low, high } of ALL) expect(detect(rate, framed(rate, { low, high, ms: 80, amplitude: 4000, noise: 1730 * 0.55 }, 0)), key).toBe(key);
-    const noisy = concat(dualTone(rate, { low: 852, high: 1477, ms: 80, amplitude: 4000, noise: 1000 }, random), dualTone(rate, { low: 0, high: 0, ms: 100, amplitude: 0, noise: 1000 }, random));
+    const noisy = concat(
+      dualTone(rate, { low: 852, high: 1477, ms: 80, amplitude: 4000, noise: 1000 }, random),
+      dualTone(rate, { low: 0, high: 0, ms: 100, amplitude: 0, noise: 1000 }, random),
+    );
     expect(detect(rate, noisy)).toBe('9');
   });
 
@@ -123,14 +127,16 @@ describe.each([8000, 16000])('GoertzelDtmfDetector at %i Hz', (rate) => {
   });
 
   it('gives the same keys however the audio is cut into chunks', () => {
-    const signal = concat(...'159#'.split('').map((key) => {
-      const { low, high } = ALL.find((k) => k.key === key)!;
-      return concat(dualTone(rate, { low, high, ms: 60 }), silence(rate, 55));
-    }));
+    const signal = concat(
+      ...'159#'.split('').map((key) => {
+        const { low, high } = ALL.find((k) => k.key === key)!;
+        return concat(dualTone(rate, { low, high, ms: 60 }), silence(rate, 55));
+      }),
+    );
     const random = noiseSource(3);
     const detector = new GoertzelDtmfDetector({ sampleRate: rate });
     let keys = '';
-    for (let i = 0; i < signal.length; ) {
+    for (let i = 0; i < signal.length;) {
       const size = 1 + Math.floor(((random() + 1) / 2) * 500);
       keys += detector.process(signal.subarray(i, i + size)).join('');
       i += size;
@@ -162,17 +168,36 @@ describe.each([8000, 16000])('GoertzelDtmfDetector at %i Hz', (rate) => {
 
   it('never triggers on white noise, silence, or a single DTMF frequency', () => {
     const random = noiseSource(11);
-    for (const level of [300, 3000, 20000]) expect(detect(rate, Int16Array.from({ length: rate * 3 }, () => Math.round(level * random())))).toBe('');
+    for (const level of [300, 3000, 20000])
+      expect(
+        detect(
+          rate,
+          Int16Array.from({ length: rate * 3 }, () => Math.round(level * random())),
+        ),
+      ).toBe('');
     expect(detect(rate, silence(rate, 1000))).toBe('');
     for (const f of [...ROWS, ...COLUMNS]) {
-      expect(detect(rate, Int16Array.from({ length: rate / 2 }, (_, i) => Math.round(10000 * Math.sin((2 * Math.PI * f * i) / rate)))), `${f} Hz`).toBe('');
+      expect(
+        detect(
+          rate,
+          Int16Array.from({ length: rate / 2 }, (_, i) => Math.round(10000 * Math.sin((2 * Math.PI * f * i) / rate))),
+        ),
+        `${f} Hz`,
+      ).toBe('');
     }
   });
 
   it('rejects a dual tone among other loud tones (music, not a keypad)', () => {
     const chord = concat(dualTone(rate, { low: 770, high: 1336, ms: 200, amplitude: 4000 }), silence(rate, 60));
-    const extra = Int16Array.from({ length: chord.length }, (_, i) => Math.round(4000 * Math.sin((2 * Math.PI * 1050 * i) / rate) + 4000 * Math.sin((2 * Math.PI * 440 * i) / rate)));
-    expect(detect(rate, chord.map((s, i) => Math.max(-32768, Math.min(32767, s + extra[i]!))))).toBe('');
+    const extra = Int16Array.from({ length: chord.length }, (_, i) =>
+      Math.round(4000 * Math.sin((2 * Math.PI * 1050 * i) / rate) + 4000 * Math.sin((2 * Math.PI * 440 * i) / rate)),
+    );
+    expect(
+      detect(
+        rate,
+        chord.map((s, i) => Math.max(-32768, Math.min(32767, s + extra[i]!))),
+      ),
+    ).toBe('');
   });
 
   it('starts afresh on reset', () => {

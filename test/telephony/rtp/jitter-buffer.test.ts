@@ -16,7 +16,14 @@ interface Arrival {
 
 function packet(arrival: Arrival): RtpPacket {
   const { seq, ssrc = 1, payloadType = 0 } = arrival;
-  return { payloadType, sequenceNumber: seq & 0xffff, timestamp: (arrival.timestamp ?? seq * 160) >>> 0, ssrc, marker: false, payload: new Uint8Array([seq & 0xff]) };
+  return {
+    payloadType,
+    sequenceNumber: seq & 0xffff,
+    timestamp: (arrival.timestamp ?? seq * 160) >>> 0,
+    ssrc,
+    marker: false,
+    payload: new Uint8Array([seq & 0xff]),
+  };
 }
 
 /** Arrivals of `count` packets from `firstSeq`, one per 20 ms from `start` plus a per-packet offset. */
@@ -71,7 +78,11 @@ describe('JitterBuffer', () => {
 
   it('conceals a lost frame and plays on', () => {
     const buffer = newBuffer();
-    const played = run(buffer, stream(0, 10).filter((a) => a.seq !== 4), 12);
+    const played = run(
+      buffer,
+      stream(0, 10).filter((a) => a.seq !== 4),
+      12,
+    );
     // After the last frame the buffer runs dry: the caller conceals on.
     expect(played).toEqual(['-', 0, 1, 2, 3, 'L', 5, 6, 7, 8, 9, 'L']);
     expect(buffer.stats()).toMatchObject({ lost: 1, late: 0 });
@@ -87,7 +98,11 @@ describe('JitterBuffer', () => {
 
   it('stays on schedule through a burst of losses', () => {
     const buffer = newBuffer();
-    const played = run(buffer, stream(0, 30).filter((a) => a.seq < 10 || a.seq >= 18), 31);
+    const played = run(
+      buffer,
+      stream(0, 30).filter((a) => a.seq < 10 || a.seq >= 18),
+      31,
+    );
     expect(played.slice(1)).toEqual([...Array.from({ length: 10 }, (_, i) => i), ...Array(8).fill('L'), ...Array.from({ length: 12 }, (_, i) => 18 + i)]);
     expect(buffer.stats()).toMatchObject({ lost: 8, late: 0, concealed: 8 });
   });
@@ -164,7 +179,11 @@ describe('JitterBuffer', () => {
     run(calm, stream(0, 200), 205);
     expect(calm.stats().targetDelayMs).toBe(20);
     const jittery = newBuffer();
-    const played = run(jittery, stream(0, 500, 0, () => random() * 15), 505);
+    const played = run(
+      jittery,
+      stream(0, 500, 0, () => random() * 15),
+      505,
+    );
     expect(jittery.stats().jitterMs).toBeGreaterThan(3);
     expect(jittery.stats().targetDelayMs).toBeGreaterThan(25);
     expect(jittery.stats().targetDelayMs).toBeLessThanOrEqual(60);
@@ -172,7 +191,11 @@ describe('JitterBuffer', () => {
     // Once the delay has grown, frames stop arriving too late.
     expect(frames(played.slice(250)).length).toBeGreaterThan(245);
     const wild = newBuffer();
-    run(wild, stream(0, 300, 0, () => random() * 200), 320);
+    run(
+      wild,
+      stream(0, 300, 0, () => random() * 200),
+      320,
+    );
     expect(wild.stats().targetDelayMs).toBe(60);
   });
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LossConcealer } from '../../../src/telephony/rtp/loss-concealment.js';
 
 const peak = (pcm: Int16Array): number => pcm.reduce((max, s) => Math.max(max, Math.abs(s)), 0);
-const tone = (length: number, amplitude = 10000): Int16Array => Int16Array.from({ length }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 400 * i) / 8000)));
+const tone = (length: number, amplitude = 10000): Int16Array =>
+  Int16Array.from({ length }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 400 * i) / 8000)));
 
 describe('LossConcealer', () => {
   it('passes good frames through untouched', () => {

@@ -430,9 +430,12 @@ describe('PacerClock on a hand-driven clock', () => {
     const scheduler = new FakeScheduler();
     const errors: unknown[] = [];
     const clock = new PacerClock({ scheduler, onError: (error) => errors.push(error) });
-    const failing = new PacedStream({ samplesPerFrame: 160, onSend: () => {
-      throw new Error('socket closed');
-    } });
+    const failing = new PacedStream({
+      samplesPerFrame: 160,
+      onSend: () => {
+        throw new Error('socket closed');
+      },
+    });
     const healthy = recordingStream(scheduler);
     failing.enqueue(frame(1));
     healthy.stream.enqueue(frame(1));
@@ -447,9 +450,12 @@ describe('PacerClock on a hand-driven clock', () => {
   it('without onError throws from the timer, but only after every stream had its tick and the timer is re-armed', () => {
     const scheduler = new FakeScheduler();
     const clock = new PacerClock({ scheduler });
-    const failing = new PacedStream({ samplesPerFrame: 160, onSend: () => {
-      throw new Error('boom');
-    } });
+    const failing = new PacedStream({
+      samplesPerFrame: 160,
+      onSend: () => {
+        throw new Error('boom');
+      },
+    });
     const healthy = recordingStream(scheduler);
     failing.enqueue(frame(1));
     for (let n = 0; n < 2; n++) healthy.stream.enqueue(frame(n));

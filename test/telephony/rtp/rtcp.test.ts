@@ -26,10 +26,25 @@ function bytesOf(packet: { getView(): DataView }): Uint8Array {
 
 const session = (): RtcpSession => new RtcpSession({ ssrc: US, cname: 'sprachrohr@test', clockRate: 8000 });
 
-const reception = (fields: Partial<ReceptionStats> = {}): ReceptionStats => ({ ssrc: PEER, extendedHighestSeq: 70000, expected: 1000, received: 900, cumulativeLost: 100, jitter: 123.7, ...fields });
+const reception = (fields: Partial<ReceptionStats> = {}): ReceptionStats => ({
+  ssrc: PEER,
+  extendedHighestSeq: 70000,
+  expected: 1000,
+  received: 900,
+  cumulativeLost: 100,
+  jitter: 123.7,
+  ...fields,
+});
 
 /** The peer's receiver report about our stream, built with rtp.js. */
-function peerReceiverReport(block: { fractionLost?: number; totalLost?: number; highestSeq?: number; jitter?: number; lsr?: number; dlsr?: number }): Uint8Array {
+function peerReceiverReport(block: {
+  fractionLost?: number;
+  totalLost?: number;
+  highestSeq?: number;
+  jitter?: number;
+  lsr?: number;
+  dlsr?: number;
+}): Uint8Array {
   const report = new ReceptionReport();
   report.setSsrc(US);
   report.setFractionLost(block.fractionLost ?? 0);
@@ -57,7 +72,12 @@ describe('RtcpSession reports', () => {
 
   it('adds a reception block for the peer from the jitter buffer statistics', () => {
     const buffer = new JitterBuffer({ payloadType: 0 });
-    for (let seq = 0; seq < 100; seq++) if (seq % 10 !== 3) buffer.push({ payloadType: 0, sequenceNumber: (65500 + seq) & 0xffff, timestamp: seq * 160, ssrc: PEER, marker: false, payload: new Uint8Array(160) }, seq * 20 + (seq % 2) * 4);
+    for (let seq = 0; seq < 100; seq++)
+      if (seq % 10 !== 3)
+        buffer.push(
+          { payloadType: 0, sequenceNumber: (65500 + seq) & 0xffff, timestamp: seq * 160, ssrc: PEER, marker: false, payload: new Uint8Array(160) },
+          seq * 20 + (seq % 2) * 4,
+        );
     const bytes = session().receiverReport(buffer.reception(), NOW);
     const [rr] = parse(bytes) as [ReceiverReportPacket];
     const block = rr.getReports()[0]!.dump();
@@ -70,7 +90,7 @@ describe('RtcpSession reports', () => {
 
   it('gives the loss fraction of each interval and the cumulative count across them', () => {
     const rtcp = session();
-    const fraction = (stats: ReceptionStats): number => ((parse(rtcp.receiverReport(stats, NOW))[0] as ReceiverReportPacket).getReports()[0]!.getFractionLost());
+    const fraction = (stats: ReceptionStats): number => (parse(rtcp.receiverReport(stats, NOW))[0] as ReceiverReportPacket).getReports()[0]!.getFractionLost();
     expect(fraction(reception({ expected: 100, received: 50, cumulativeLost: 50 }))).toBe(128);
     expect(fraction(reception({ expected: 200, received: 150, cumulativeLost: 50 }))).toBe(0);
     expect(fraction(reception({ expected: 300, received: 225, cumulativeLost: 75 }))).toBe(64);
@@ -94,7 +114,7 @@ describe('RtcpSession reports', () => {
     expect(sdes).toBeInstanceOf(SdesPacket);
   });
 
-  it('echoes the middle bits of the peer\'s last sender report and the delay since it (LSR, DLSR)', () => {
+  it("echoes the middle bits of the peer's last sender report and the delay since it (LSR, DLSR)", () => {
     const rtcp = session();
     const peerSr = new SenderReportPacket();
     peerSr.setSsrc(PEER);
@@ -114,12 +134,12 @@ describe('RtcpSession reports', () => {
 });
 
 describe('RtcpSession.receive', () => {
-  it('reads the peer\'s view of our stream: loss, jitter in ms, highest sequence', () => {
+  it("reads the peer's view of our stream: loss, jitter in ms, highest sequence", () => {
     const report = session().receive(peerReceiverReport({ fractionLost: 64, totalLost: 5000, highestSeq: 123456, jitter: 240 }), NOW);
     expect(report).toEqual({ ssrc: PEER, bye: false, ourStream: { fractionLost: 0.25, cumulativeLost: 5000, extendedHighestSeq: 123456, jitterMs: 30 } });
   });
 
-  it('reads a negative cumulative loss as RFC 3550 writes it (two\'s complement, 24 bits)', () => {
+  it("reads a negative cumulative loss as RFC 3550 writes it (two's complement, 24 bits)", () => {
     const bytes = peerReceiverReport({ totalLost: 1 });
     bytes.set([0xff, 0xff, 0xfd], 8 + 5);
     expect(session().receive(bytes, NOW)!.ourStream!.cumulativeLost).toBe(-3);
@@ -164,7 +184,14 @@ describe('RtcpSession.receive', () => {
   it('returns null for garbage and keeps what came before a malformed part', () => {
     const rtcp = session();
     const good = peerReceiverReport({ fractionLost: 128 });
-    for (const bytes of [new Uint8Array(0), Uint8Array.of(0x81), good.subarray(0, 7), Uint8Array.of(0x41, 201, 0, 1, 0, 0, 0, 0), Uint8Array.of(0x80, 201, 0, 9, 0, 0, 0, 0), Uint8Array.of(0x80, 202, 0, 1, 1, 2, 3, 4)]) {
+    for (const bytes of [
+      new Uint8Array(0),
+      Uint8Array.of(0x81),
+      good.subarray(0, 7),
+      Uint8Array.of(0x41, 201, 0, 1, 0, 0, 0, 0),
+      Uint8Array.of(0x80, 201, 0, 9, 0, 0, 0, 0),
+      Uint8Array.of(0x80, 202, 0, 1, 1, 2, 3, 4),
+    ]) {
       expect(rtcp.receive(bytes, NOW)).toBeNull();
     }
     // A report block count larger than the packet: only the blocks that fit are read.
@@ -179,7 +206,10 @@ describe('RtcpSession.receive', () => {
     const random = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) / 2 ** 24;
     const good = rtcp.senderReport({ rtpTimestamp: 1, packetCount: 2, octetCount: 3 }, reception(), NOW);
     for (let round = 0; round < 5000; round++) {
-      const bytes = round % 2 === 0 ? Uint8Array.from({ length: Math.floor(random() * 80) }, () => Math.floor(random() * 256)) : good.slice(0, Math.floor(random() * (good.length + 1)));
+      const bytes =
+        round % 2 === 0
+          ? Uint8Array.from({ length: Math.floor(random() * 80) }, () => Math.floor(random() * 256))
+          : good.slice(0, Math.floor(random() * (good.length + 1)));
       if (round % 2 === 1) for (let flips = 0; flips < 3 && bytes.length > 0; flips++) bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
       expect(() => rtcp.receive(bytes, NOW)).not.toThrow();
     }

@@ -145,7 +145,14 @@ describe('serializeRtp', () => {
   });
 
   it('wraps out-of-range numbers the way the wire does instead of throwing', () => {
-    const bytes = serializeRtp({ payloadType: 128 + 8, sequenceNumber: 65536 + 3, timestamp: 2 ** 32 + 160, ssrc: 2 ** 32 + 1, marker: false, payload: new Uint8Array(0) });
+    const bytes = serializeRtp({
+      payloadType: 128 + 8,
+      sequenceNumber: 65536 + 3,
+      timestamp: 2 ** 32 + 160,
+      ssrc: 2 ** 32 + 1,
+      marker: false,
+      payload: new Uint8Array(0),
+    });
     expect(parseRtp(bytes)).toMatchObject({ payloadType: 8, sequenceNumber: 3, timestamp: 160, ssrc: 1 });
   });
 });

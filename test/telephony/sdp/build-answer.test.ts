@@ -16,7 +16,8 @@ describe('buildAnswer', () => {
   it("answers SIPp's offer with PCMU, exactly as expected on the wire", () => {
     const answer = buildAnswer(parseOffer(SIPP_UAC), LOCAL);
     expect(answer.sdp).toBe(
-      'v=0\r\no=- 3919372812 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\n' + 'm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=ptime:20\r\na=sendrecv\r\n',
+      'v=0\r\no=- 3919372812 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\n' +
+        'm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=ptime:20\r\na=sendrecv\r\n',
     );
     expect(answer).toMatchObject({ codec: { name: 'PCMU', payloadType: 0 }, telephoneEvent: null, direction: 'sendrecv' });
   });
@@ -25,7 +26,9 @@ describe('buildAnswer', () => {
     const answer = buildAnswer(parseOffer(BARESIP), { ...LOCAL, preferences: ['PCMU', 'PCMA', 'opus'] });
     expect(answer.codec).toEqual({ name: 'opus', payloadType: 96, clockRate: 48000, channels: 2 });
     expect(answer.telephoneEvent).toBe(101);
-    expect(answer.sdp).toContain('m=audio 40000 RTP/AVP 96 101\r\na=rtpmap:96 opus/48000/2\r\na=rtpmap:101 telephone-event/48000\r\na=fmtp:96 useinbandfec=1\r\na=fmtp:101 0-16\r\n');
+    expect(answer.sdp).toContain(
+      'm=audio 40000 RTP/AVP 96 101\r\na=rtpmap:96 opus/48000/2\r\na=rtpmap:101 telephone-event/48000\r\na=fmtp:96 useinbandfec=1\r\na=fmtp:101 0-16\r\n',
+    );
   });
 
   it('skips offered codecs that our preferences leave out, and takes telephone-event at the chosen rate', () => {
@@ -77,7 +80,11 @@ describe('buildAnswer', () => {
 
   it('rejects video and T.38 in place, keeping the number of m-lines', () => {
     const answer = buildAnswer(parseOffer(VIDEO_AUDIO), LOCAL);
-    expect(answer.sdp.split('\r\n').filter((line) => line.startsWith('m='))).toEqual(['m=video 0 RTP/AVPF 96', 'm=audio 40000 RTP/AVP 96', 'm=image 0 udptl t38']);
+    expect(answer.sdp.split('\r\n').filter((line) => line.startsWith('m='))).toEqual([
+      'm=video 0 RTP/AVPF 96',
+      'm=audio 40000 RTP/AVP 96',
+      'm=image 0 udptl t38',
+    ]);
     // The offer has telephone-event at 8000 only, so with opus at 48000 there is none.
     expect(answer.telephoneEvent).toBeNull();
     expect(parseOffer(answer.sdp)).toMatchObject({ audioIndex: 1, mediaCount: 3, codecs: [{ name: 'opus', payloadType: 96 }] });

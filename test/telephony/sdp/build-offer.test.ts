@@ -36,12 +36,23 @@ describe('buildOffer', () => {
       ].join('\r\n'),
     );
     const back = parseOffer(sdp);
-    expect(back.codecs.map((codec) => `${codec.payloadType} ${codec.name}/${codec.clockRate}/${codec.channels}`)).toEqual(['111 opus/48000/2', '8 PCMA/8000/1', '0 PCMU/8000/1']);
+    expect(back.codecs.map((codec) => `${codec.payloadType} ${codec.name}/${codec.clockRate}/${codec.channels}`)).toEqual([
+      '111 opus/48000/2',
+      '8 PCMA/8000/1',
+      '0 PCMU/8000/1',
+    ]);
     expect([...back.telephoneEvents]).toEqual([
       [8000, 101],
       [48000, 102],
     ]);
-    expect(back).toMatchObject({ address: '192.0.2.10', port: 40000, ptime: 20, direction: 'sendrecv', mediaCount: 1, origin: { sessionId: '3919372812', sessionVersion: '7' } });
+    expect(back).toMatchObject({
+      address: '192.0.2.10',
+      port: 40000,
+      ptime: 20,
+      direction: 'sendrecv',
+      mediaCount: 1,
+      origin: { sessionId: '3919372812', sessionVersion: '7' },
+    });
   });
 
   it('offers telephone-event only at the clock rates of the offered codecs', () => {
@@ -63,7 +74,11 @@ describe('buildOffer', () => {
 
   it("keeps the session's m-lines in place in a re-offer", () => {
     const sdp = buildOffer(LOCAL, 'sendonly', parseOffer(VIDEO_AUDIO));
-    expect(sdp.split('\r\n').filter((line) => line.startsWith('m='))).toEqual(['m=video 0 RTP/AVPF 96', 'm=audio 40000 RTP/AVP 111 8 0 101 102', 'm=image 0 udptl t38']);
+    expect(sdp.split('\r\n').filter((line) => line.startsWith('m='))).toEqual([
+      'm=video 0 RTP/AVPF 96',
+      'm=audio 40000 RTP/AVP 111 8 0 101 102',
+      'm=image 0 udptl t38',
+    ]);
     expect(parseOffer(sdp)).toMatchObject({ audioIndex: 1, mediaCount: 3, direction: 'sendonly' });
   });
 });

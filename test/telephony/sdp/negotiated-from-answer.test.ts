@@ -81,7 +81,19 @@ describe('negotiatedFromAnswer', () => {
     const offer = buildOffer(US, 'sendrecv', parseOffer(VIDEO_AUDIO));
     const tooFew = refusal(() => negotiatedFromAnswer(offer, parseOffer(withAudio('m=audio 30000 RTP/AVP 0'))));
     expect(tooFew).toMatchObject({ status: 400, detail: 'the answer has 1 m-lines for the 3 of the offer (RFC 3264 §6 requires the same number)' });
-    const moved = crlf('v=0', 'o=- 1 1 IN IP4 198.51.100.20', 's=-', 'c=IN IP4 198.51.100.20', 't=0 0', 'm=audio 30000 RTP/AVP 0', 'm=video 0 RTP/AVPF 96', 'm=image 0 udptl t38');
-    expect(refusal(() => negotiatedFromAnswer(offer, parseOffer(moved)))).toMatchObject({ status: 400, detail: "the answer's audio stream is m-line 1, the offer's is m-line 2" });
+    const moved = crlf(
+      'v=0',
+      'o=- 1 1 IN IP4 198.51.100.20',
+      's=-',
+      'c=IN IP4 198.51.100.20',
+      't=0 0',
+      'm=audio 30000 RTP/AVP 0',
+      'm=video 0 RTP/AVPF 96',
+      'm=image 0 udptl t38',
+    );
+    expect(refusal(() => negotiatedFromAnswer(offer, parseOffer(moved)))).toMatchObject({
+      status: 400,
+      detail: "the answer's audio stream is m-line 1, the offer's is m-line 2",
+    });
   });
 });

@@ -80,7 +80,10 @@ describe('parseOffer refuses what is not SDP with 400', () => {
   it('refuses audio without any c= line, or with a malformed one', () => {
     const noConnection = crlf('v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', 't=0 0', 'm=audio 4000 RTP/AVP 0');
     expect(refusal(noConnection)).toMatchObject({ status: 400, detail: expect.stringContaining('no connection address') });
-    expect(refusal(SIPP_UAC.replace('c=IN IP4 127.0.0.1', 'c=IN IP4'))).toMatchObject({ status: 400, detail: expect.stringContaining('malformed connection line "c=IN IP4"') });
+    expect(refusal(SIPP_UAC.replace('c=IN IP4 127.0.0.1', 'c=IN IP4'))).toMatchObject({
+      status: 400,
+      detail: expect.stringContaining('malformed connection line "c=IN IP4"'),
+    });
   });
 });
 
@@ -118,7 +121,9 @@ describe('parseOffer refuses media it cannot take part in with 488', () => {
     const g729 = withAudio('m=audio 6000 RTP/AVP 18 101', 'a=rtpmap:18 G729/8000', 'a=fmtp:18 annexb=no', 'a=rtpmap:101 telephone-event/8000');
     const error = refusal(g729);
     expect(error.status).toBe(488);
-    expect(error.detail).toBe('no supported audio codec offered (offered: 18 G729/8000, 101 telephone-event/8000); supported are PCMU/8000, PCMA/8000 and opus/48000/2');
+    expect(error.detail).toBe(
+      'no supported audio codec offered (offered: 18 G729/8000, 101 telephone-event/8000); supported are PCMU/8000, PCMA/8000 and opus/48000/2',
+    );
     expect(refusal(withAudio('m=audio 6000 RTP/AVP 9 3')).detail).toContain('(offered: 9, 3)');
   });
 

@@ -38,7 +38,13 @@ describe('parseOffer on real offers', () => {
       [48000, 101],
       [8000, 102],
     ]);
-    expect(offer).toMatchObject({ address: '192.168.1.20', port: 10046, ptime: 20, direction: 'sendrecv', origin: { userName: '-', sessionId: '1681928342', sessionVersion: '2874563019' } });
+    expect(offer).toMatchObject({
+      address: '192.168.1.20',
+      port: 10046,
+      ptime: 20,
+      direction: 'sendrecv',
+      origin: { userName: '-', sessionId: '1681928342', sessionVersion: '2874563019' },
+    });
   });
 
   it('reads an Asterisk hold: A-law first and sendonly', () => {
@@ -118,7 +124,14 @@ describe('parseOffer details', () => {
   });
 
   it('keeps the first telephone-event per clock rate and ignores other rates', () => {
-    const offer = parseOffer(withAudio('m=audio 4000 RTP/AVP 0 100 101 102', 'a=rtpmap:100 telephone-event/16000', 'a=rtpmap:101 telephone-event/8000', 'a=rtpmap:102 telephone-event/8000'));
+    const offer = parseOffer(
+      withAudio(
+        'm=audio 4000 RTP/AVP 0 100 101 102',
+        'a=rtpmap:100 telephone-event/16000',
+        'a=rtpmap:101 telephone-event/8000',
+        'a=rtpmap:102 telephone-event/8000',
+      ),
+    );
     expect([...offer.telephoneEvents]).toEqual([[8000, 101]]);
   });
 

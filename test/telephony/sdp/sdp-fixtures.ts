@@ -9,7 +9,8 @@ export function crlf(...lines: string[]): string {
 }
 
 /** SIPp's built-in uac scenario: one static codec, no direction attribute. */
-export const SIPP_UAC = 'v=0\r\no=user1 53655765 2353687637 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n';
+export const SIPP_UAC =
+  'v=0\r\no=user1 53655765 2353687637 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n';
 
 /** baresip with opus first, both G.711 laws, and telephone-event at both clock rates. */
 export const BARESIP = crlf(

@@ -25,7 +25,10 @@ function invite(authorization?: string): SipRequest {
 function answer(challenge: string, options: { user?: string; password?: string; algorithm: 'MD5' | 'SHA-256' }): string {
   const nonce = /nonce="([^"]+)"/.exec(challenge)![1]!;
   const realm = /realm="([^"]+)"/.exec(challenge)![1]!;
-  const hash = (text: string) => createHash(options.algorithm === 'MD5' ? 'md5' : 'sha256').update(text).digest('hex');
+  const hash = (text: string) =>
+    createHash(options.algorithm === 'MD5' ? 'md5' : 'sha256')
+      .update(text)
+      .digest('hex');
   const user = options.user ?? 'trunk';
   const uri = 'sip:100@gw;transport=udp';
   const ha1 = hash(`${user}:${realm}:${options.password ?? 'geheim'}`);
@@ -53,7 +56,12 @@ describe('call admission', () => {
   });
 
   it('challenges with SHA-256 and MD5 and accepts a right answer in either', () => {
-    const admission = new CallAdmission({ allow: ['10.0.0.0/8'], digest: { realm: 'sprachrohr', user: 'trunk', password: 'geheim' }, maxCalls: 10, maxCallsPerSource: 10 });
+    const admission = new CallAdmission({
+      allow: ['10.0.0.0/8'],
+      digest: { realm: 'sprachrohr', user: 'trunk', password: 'geheim' },
+      maxCalls: 10,
+      maxCallsPerSource: 10,
+    });
     const refusal = admission.check(invite(), from('10.1.2.3'));
     expect(refusal?.status).toBe(401);
     const challenges = refusal!.headers!.filter(([name]) => name === 'WWW-Authenticate').map(([, value]) => value);
@@ -74,7 +82,14 @@ describe('call admission', () => {
 
   it('marks an expired nonce stale, so the caller retries without asking its user again', () => {
     let now = 1_000_000;
-    const admission = new CallAdmission({ allow: ['10.0.0.0/8'], digest: { realm: 'r', user: 'trunk', password: 'geheim' }, maxCalls: 10, maxCallsPerSource: 10, nonceLifetimeMs: 60_000, now: () => now });
+    const admission = new CallAdmission({
+      allow: ['10.0.0.0/8'],
+      digest: { realm: 'r', user: 'trunk', password: 'geheim' },
+      maxCalls: 10,
+      maxCallsPerSource: 10,
+      nonceLifetimeMs: 60_000,
+      now: () => now,
+    });
     const challenge = admission.check(invite(), from('10.1.2.3'))!.headers![1]![1];
     now += 61_000;
     const refusal = admission.check(invite(answer(challenge, { algorithm: 'MD5' })), from('10.1.2.3'));

@@ -65,7 +65,7 @@ describe('SIP endpoint', () => {
     // No ACK yet: the 200 comes again (T1 = 40 ms, doubling).
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(peer.count(response(200, 'INVITE'))).toBeGreaterThanOrEqual(3);
-    peer.write(sipRequest(peer, 'ACK', { callId: 'call-1', cseq: 1, toTag}));
+    peer.write(sipRequest(peer, 'ACK', { callId: 'call-1', cseq: 1, toTag }));
     await acked;
     const after = peer.count(response(200, 'INVITE'));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -90,7 +90,7 @@ describe('SIP endpoint', () => {
     peer.write(sipRequest(peer, 'INVITE', { callId: 'call-2', cseq: 1, body: SDP }));
     const ok = (await peer.next(response(200, 'INVITE'))) as SipResponse;
     const toTag = /tag=([^;]+)/.exec(ok.headers.get('To')!)![1]!;
-    peer.write(sipRequest(peer, 'ACK', { callId: 'call-2', cseq: 1, toTag}));
+    peer.write(sipRequest(peer, 'ACK', { callId: 'call-2', cseq: 1, toTag }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const hungUp = dialog.hangup();
     const bye = (await peer.next(request('BYE'))) as SipRequest;
@@ -98,7 +98,9 @@ describe('SIP endpoint', () => {
     expect(bye.headers.get('From')).toContain(`tag=${toTag}`);
     expect(bye.headers.get('To')).toContain('tag=caller-call-2');
     const via = bye.headers.get('Via')!;
-    peer.write(`SIP/2.0 200 OK\r\nVia: ${via}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: call-2\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`);
+    peer.write(
+      `SIP/2.0 200 OK\r\nVia: ${via}\r\nFrom: ${bye.headers.get('From')}\r\nTo: ${bye.headers.get('To')}\r\nCall-ID: call-2\r\nCSeq: ${bye.headers.get('CSeq')}\r\nContent-Length: 0\r\n\r\n`,
+    );
     await hungUp;
     expect(dialog.ended).toBe(true);
     peer.close();
@@ -121,7 +123,7 @@ describe('SIP endpoint', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(peer.count(response(487, 'INVITE'))).toBeGreaterThanOrEqual(2);
     const toTag = /tag=([^;]+)/.exec(terminated.headers.get('To')!)![1]!;
-    peer.write(sipRequest(peer, 'ACK', { callId: 'call-3', cseq: 1, toTag, branch: 'z9hG4bK-cancel-me'}));
+    peer.write(sipRequest(peer, 'ACK', { callId: 'call-3', cseq: 1, toTag, branch: 'z9hG4bK-cancel-me' }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const count = peer.count(response(487, 'INVITE'));
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -163,7 +165,7 @@ describe('SIP endpoint', () => {
     peer.write(sipRequest(peer, 'INVITE', { callId: 'call-5', cseq: 1, body: SDP }));
     const ok = (await peer.next(response(200, 'INVITE'))) as SipResponse;
     const toTag = /tag=([^;]+)/.exec(ok.headers.get('To')!)![1]!;
-    peer.write(sipRequest(peer, 'ACK', { callId: 'call-5', cseq: 1, toTag}));
+    peer.write(sipRequest(peer, 'ACK', { callId: 'call-5', cseq: 1, toTag }));
     const from = peer.received.length;
     peer.write(sipRequest(peer, 'INVITE', { callId: 'call-5', cseq: 2, toTag, body: `${SDP}a=sendonly\r\n` }));
     await peer.next(response(100, 'INVITE'), from);
@@ -172,7 +174,9 @@ describe('SIP endpoint', () => {
     pendingReply!({ contentType: 'application/sdp', body: Buffer.from(`${SDP}a=recvonly\r\n`) });
     const reOk = (await peer.next((m) => response(200, 'INVITE')(m) && m.headers.get('CSeq') === '2 INVITE', from)) as SipResponse;
     expect(reOk.body.toString()).toContain('a=recvonly');
-    peer.write(sipRequest(peer, 'INFO', { callId: 'call-5', cseq: 4, toTag, extra: ['Content-Type: application/dtmf-relay'], body: 'Signal=5\r\nDuration=160\r\n' }));
+    peer.write(
+      sipRequest(peer, 'INFO', { callId: 'call-5', cseq: 4, toTag, extra: ['Content-Type: application/dtmf-relay'], body: 'Signal=5\r\nDuration=160\r\n' }),
+    );
     await peer.next(response(200, 'INFO'), from);
     expect(infos).toEqual(['Signal=5\r\nDuration=160\r\n']);
     peer.write(sipRequest(peer, 'BYE', { callId: 'call-5', cseq: 5, toTag }));
@@ -229,7 +233,7 @@ describe('SIP endpoint', () => {
     const ok = (await peer.next(response(200, 'INVITE'))) as SipResponse;
     expect(ok.headers.get('Contact')).toContain('transport=tcp');
     const toTag = /tag=([^;]+)/.exec(ok.headers.get('To')!)![1]!;
-    peer.write(sipRequest(peer, 'ACK', { callId: 'tcp-1', cseq: 1, toTag, transport: 'TCP'}));
+    peer.write(sipRequest(peer, 'ACK', { callId: 'tcp-1', cseq: 1, toTag, transport: 'TCP' }));
     peer.write(sipRequest(peer, 'BYE', { callId: 'tcp-1', cseq: 2, toTag, transport: 'TCP' }));
     await peer.next(response(200, 'BYE'));
     peer.close();

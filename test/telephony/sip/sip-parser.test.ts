@@ -62,21 +62,42 @@ describe('SIP parser', () => {
   });
 
   it('splits list headers at commas outside quotes and brackets', () => {
-    const result = parse(invite({ headers: ['Via: SIP/2.0/UDP a:1;branch=z9hG4bK-1, SIP/2.0/TCP b:2;branch=z9hG4bK-2', 'Via: SIP/2.0/UDP c;branch=z9hG4bK-3', 'From: "Muster, Anna" <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 0'], body: '' }));
+    const result = parse(
+      invite({
+        headers: [
+          'Via: SIP/2.0/UDP a:1;branch=z9hG4bK-1, SIP/2.0/TCP b:2;branch=z9hG4bK-2',
+          'Via: SIP/2.0/UDP c;branch=z9hG4bK-3',
+          'From: "Muster, Anna" <sip:a@b>;tag=1',
+          'To: <sip:x@y>',
+          'Call-ID: c',
+          'CSeq: 1 INVITE',
+          'Content-Length: 0',
+        ],
+        body: '',
+      }),
+    );
     if (!result.ok) throw new Error(result.reason);
     expect(result.message.headers.getAll('Via')).toHaveLength(3);
     expect(parseNameAddress(result.message.headers.get('From')!)?.displayName).toBe('Muster, Anna');
   });
 
   it('takes the rest of a datagram as body without Content-Length and truncates to a shorter one', () => {
-    const without = parse(invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE'] }));
+    const without = parse(
+      invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE'] }),
+    );
     expect(without.ok && without.message.body.toString()).toBe(SDP);
-    const shorter = parse(invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 3'] }));
+    const shorter = parse(
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 3'],
+      }),
+    );
     expect(shorter.ok && shorter.message.body.toString()).toBe('v=0');
   });
 
   it('reads a response', () => {
-    const result = parse('SIP/2.0 180 Ringing\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>;tag=2\r\nCall-ID: c\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n');
+    const result = parse(
+      'SIP/2.0 180 Ringing\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>;tag=2\r\nCall-ID: c\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n',
+    );
     expect(result.ok && result.message.kind === 'response' && result.message.status).toBe(180);
   });
 
@@ -85,18 +106,109 @@ describe('SIP parser', () => {
     ['random bytes', randomBytes(512), /start line|header|empty/, 400],
     ['HTTP', 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', /not a SIP start line/, 400],
     ['another SIP version', invite({ start: 'INVITE sip:1@h SIP/3.0' }), /version 3.0/, 505],
-    ['no Via', invite({ headers: ['From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 0'], body: '' }), /Via header is missing/, 400],
-    ['no Call-ID', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'CSeq: 1 INVITE', 'Content-Length: 0'], body: '' }), /Call-ID header is missing/, 400],
-    ['CSeq method of another request', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 BYE', 'Content-Length: 0'], body: '' }), /does not match/, 400],
-    ['malformed CSeq', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: one INVITE', 'Content-Length: 0'], body: '' }), /malformed CSeq/, 400],
-    ['CSeq over 2^31', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 4294967296 INVITE', 'Content-Length: 0'], body: '' }), /CSeq number/, 400],
-    ['negative Content-Length', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: -5'] }), /malformed Content-Length/, 400],
-    ['Content-Length past the end', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 9999'] }), /more than the/, 400],
-    ['conflicting Content-Length', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 3', 'l: 4'] }), /conflicting/, 400],
-    ['a header line without a colon', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE'] }), /malformed header line/, 400],
-    ['no blank line after the headers', 'OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS', /blank line/, 400],
-    ['a status out of range', 'SIP/2.0 999 What\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>\r\nCall-ID: c\r\nCSeq: 1 INVITE\r\n\r\n', /out of range/, 400],
-    ['too many headers', invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', ...Array.from({ length: 300 }, (_, i) => `X-H${i}: v`)] }), /more than 256/, 400],
+    [
+      'no Via',
+      invite({ headers: ['From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 0'], body: '' }),
+      /Via header is missing/,
+      400,
+    ],
+    [
+      'no Call-ID',
+      invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'CSeq: 1 INVITE', 'Content-Length: 0'], body: '' }),
+      /Call-ID header is missing/,
+      400,
+    ],
+    [
+      'CSeq method of another request',
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 BYE', 'Content-Length: 0'],
+        body: '',
+      }),
+      /does not match/,
+      400,
+    ],
+    [
+      'malformed CSeq',
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: one INVITE', 'Content-Length: 0'],
+        body: '',
+      }),
+      /malformed CSeq/,
+      400,
+    ],
+    [
+      'CSeq over 2^31',
+      invite({
+        headers: [
+          'Via: SIP/2.0/UDP a;branch=z9hG4bK-1',
+          'From: <sip:a@b>;tag=1',
+          'To: <sip:x@y>',
+          'Call-ID: c',
+          'CSeq: 4294967296 INVITE',
+          'Content-Length: 0',
+        ],
+        body: '',
+      }),
+      /CSeq number/,
+      400,
+    ],
+    [
+      'negative Content-Length',
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: -5'],
+      }),
+      /malformed Content-Length/,
+      400,
+    ],
+    [
+      'Content-Length past the end',
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 9999'],
+      }),
+      /more than the/,
+      400,
+    ],
+    [
+      'conflicting Content-Length',
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: 3', 'l: 4'],
+      }),
+      /conflicting/,
+      400,
+    ],
+    [
+      'a header line without a colon',
+      invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE'] }),
+      /malformed header line/,
+      400,
+    ],
+    [
+      'no blank line after the headers',
+      'OPTIONS sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS',
+      /blank line/,
+      400,
+    ],
+    [
+      'a status out of range',
+      'SIP/2.0 999 What\r\nVia: SIP/2.0/UDP a;branch=z9hG4bK-1\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:x@y>\r\nCall-ID: c\r\nCSeq: 1 INVITE\r\n\r\n',
+      /out of range/,
+      400,
+    ],
+    [
+      'too many headers',
+      invite({
+        headers: [
+          'Via: SIP/2.0/UDP a;branch=z9hG4bK-1',
+          'From: <sip:a@b>;tag=1',
+          'To: <sip:x@y>',
+          'Call-ID: c',
+          'CSeq: 1 INVITE',
+          ...Array.from({ length: 300 }, (_, i) => `X-H${i}: v`),
+        ],
+      }),
+      /more than 256/,
+      400,
+    ],
     ['a message over the size limit', Buffer.alloc(MAX_MESSAGE_BYTES + 1, 0x41), /over the/, 413],
   ];
   for (const [name, text, reason, status] of refused) {
@@ -109,7 +221,11 @@ describe('SIP parser', () => {
   }
 
   it('keeps the request headers of a refused request so it can be answered 400', () => {
-    const result = parse(invite({ headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: x'] }));
+    const result = parse(
+      invite({
+        headers: ['Via: SIP/2.0/UDP a;branch=z9hG4bK-1', 'From: <sip:a@b>;tag=1', 'To: <sip:x@y>', 'Call-ID: c', 'CSeq: 1 INVITE', 'Content-Length: x'],
+      }),
+    );
     if (result.ok) throw new Error('accepted');
     expect(result.request?.method).toBe('INVITE');
     expect(result.request?.headers.get('Call-ID')).toBe('c');
@@ -181,7 +297,12 @@ describe('SIP header values', () => {
   });
 
   it('reads SIP URIs with user, host, port and parameters', () => {
-    expect(parseSipUri('sip:%2B41441234567@gw.example.ch:5080;user=phone')).toMatchObject({ scheme: 'sip', user: '+41441234567', host: 'gw.example.ch', port: 5080 });
+    expect(parseSipUri('sip:%2B41441234567@gw.example.ch:5080;user=phone')).toMatchObject({
+      scheme: 'sip',
+      user: '+41441234567',
+      host: 'gw.example.ch',
+      port: 5080,
+    });
     expect(parseSipUri('sips:[2001:db8::1]')).toMatchObject({ scheme: 'sips', user: null, host: '[2001:db8::1]' });
     expect(parseSipUri('tel:+41441234567')).toBeNull();
   });

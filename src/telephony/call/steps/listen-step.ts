@@ -29,7 +29,11 @@ export async function runListen(step: StepOf<'listen'>, context: StepContext): P
     },
     context.signal,
   );
-  if (outcome.recogniserBusy) context.logger.warn({ language }, listen.dtmf === false ? 'no recogniser free: the listen step was skipped' : 'no recogniser free: the listen step took keys only');
+  if (outcome.recogniserBusy)
+    context.logger.warn(
+      { language },
+      listen.dtmf === false ? 'no recogniser free: the listen step was skipped' : 'no recogniser free: the listen step took keys only',
+    );
   context.meter({ sttSeconds: outcome.audioSeconds });
   context.vars['heard'] = outcome.heard || outcome.digits;
   context.vars['digits'] = outcome.digits;
