@@ -15,6 +15,7 @@ export function checkSandboxMode(request: FastifyRequest, principal: Principal, 
   if (mode === undefined) return;
   if (mode !== SANDBOX_MODE) throw ApiError.of(family, 'invalid_request', `X-Speech-Sandbox-Mode accepts only "${SANDBOX_MODE}"`);
   if (principal.environment !== 'sandbox') {
+    // The contract names this code for every endpoint (spec 5.9, 7 rule 6), not the route's family.
     throw new ApiError('tts.invalid_request', 'X-Speech-Sandbox-Mode: synthetic is only accepted with a sandbox key (sv_test_…); remove it for live traffic');
   }
 }
