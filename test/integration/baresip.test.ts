@@ -6,18 +6,14 @@
  * the route's vocabulary as its grammar), and the recording must hold the greeting and the
  * reply: speech as long as the same texts synthesised here.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { concatPcm } from '../../src/audio/pcm.js';
-import { loadConfig } from '../../src/config.js';
-import { startEngines } from '../../src/server.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
-import type { EngineRegistry } from '../../engine/registry.js';
 import { Baresip, requireBaresip, writeWav } from '../helpers/baresip.js';
 import { SpeechAudio, silencePcm } from '../helpers/speech-audio.js';
+import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const GREETING = 'Welcome. Say billing, support or sales.';
 const WORD = 'billing';
@@ -63,8 +59,7 @@ function loudSeconds(pcm: Int16Array, rateHz: number): number {
   return loud * 0.02;
 }
 
-let dir: string;
-let engines: EngineRegistry;
+let telephony: StartedTelephony;
 let service: TelephonyService;
 let speech: SpeechAudio;
 let logs: Array<Record<string, unknown>> = [];
@@ -75,8 +70,6 @@ let callerWav: string;
 beforeAll(async () => {
   // The project installs baresip-core wherever the tests run: a missing one fails here.
   await requireBaresip();
-  dir = await mkdtemp(join(tmpdir(), 'baresip-call-'));
-  await writeFile(join(dir, 'menu.yaml'), DIALPLAN);
   speech = await SpeechAudio.start();
   const greeting = await speech.speak(GREETING, RATE, 'en', VOICE);
   const reply = await speech.speak(REPLY, RATE, 'en', VOICE);
@@ -87,31 +80,29 @@ beforeAll(async () => {
     greetingLoudSeconds: loudSeconds(greeting, RATE),
     replyLoudSeconds: loudSeconds(reply, RATE),
   };
-  // The caller says its word 1.5 s after the greeting ends (the greeting cannot be interrupted),
-  // then stays silent until the gateway hangs up: the file must outlast the call.
-  callerWav = join(dir, 'caller.wav');
-  await writeWav(callerWav, concatPcm([silencePcm(expected.greetingSeconds + 1.5, RATE), word, silencePcm(10, RATE)]), RATE);
-
-  const config = loadConfig({
-    SPRACHROHR_TTS_ENGINE: 'espeak',
-    SPRACHROHR_STT_ENGINE: 'pocketsphinx',
-    SPRACHROHR_TTS_WORKERS: '1',
-    SPRACHROHR_STT_WORKERS: '1',
-    SPRACHROHR_SIP_PORT: '0',
-    SPRACHROHR_DIALPLANS_DIR: dir,
-    SPRACHROHR_RTP_PORTS: '31400-31419',
-  });
-  engines = await startEngines(config);
   const captured = capturedLogger();
   logs = captured.logs;
-  service = await TelephonyService.start(config.telephony, engines, captured.logger);
+  telephony = await startTelephony(
+    DIALPLAN,
+    {
+      SPRACHROHR_TTS_ENGINE: 'espeak',
+      SPRACHROHR_STT_ENGINE: 'pocketsphinx',
+      SPRACHROHR_TTS_WORKERS: '1',
+      SPRACHROHR_STT_WORKERS: '1',
+      SPRACHROHR_RTP_PORTS: '31400-31419',
+    },
+    { logger: captured.logger },
+  );
+  service = telephony.service;
+  // The caller says its word 1.5 s after the greeting ends (the greeting cannot be interrupted),
+  // then stays silent until the gateway hangs up: the file must outlast the call.
+  callerWav = join(telephony.dir, 'caller.wav');
+  await writeWav(callerWav, concatPcm([silencePcm(expected.greetingSeconds + 1.5, RATE), word, silencePcm(10, RATE)]), RATE);
 }, 30_000);
 
 afterAll(async () => {
-  await service?.close();
-  await engines?.close();
+  await telephony?.close();
   await speech?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('baresip calls the gateway', () => {

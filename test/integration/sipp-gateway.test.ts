@@ -6,14 +6,8 @@
  * after which the gateway must still answer. The routes use the synthetic engines, so what is
  * tested is the SIP and media path.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineRegistry } from '../../engine/registry.js';
 import { loadResampler } from '../../src/audio/resampler.js';
-import { loadConfig } from '../../src/config.js';
-import { startEngines } from '../../src/server.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
 import {
   assertSippPassed,
@@ -28,6 +22,7 @@ import {
 } from '../helpers/sipp.js';
 import { writeSippCaptures, type SippCaptures } from './sipp/make-pcap.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
+import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const DIALPLAN = `name: sipp
 routes:
@@ -64,36 +59,24 @@ routes:
       - hangup: {}
 `;
 
+let telephony: StartedTelephony;
 let service: TelephonyService;
-let engines: EngineRegistry;
-let dir: string;
 let captures: SippCaptures;
 let logs: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   await requireSipp();
   await loadResampler();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sipp-gateway-'));
-  await fs.writeFile(path.join(dir, 'sipp.yaml'), DIALPLAN);
-  captures = await writeSippCaptures(dir);
-  const config = loadConfig({
-    SPRACHROHR_TTS_ENGINE: 'none',
-    SPRACHROHR_STT_ENGINE: 'none',
-    SPRACHROHR_SIP_PORT: '0',
-    SPRACHROHR_DIALPLANS_DIR: dir,
-    SPRACHROHR_RTP_PORTS: '31200-31299',
-  });
-  engines = await startEngines(config);
   const captured = capturedLogger();
   logs = captured.logs;
-  service = await TelephonyService.start(config.telephony, engines, captured.logger);
+  telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '31200-31299' }, { logger: captured.logger });
+  service = telephony.service;
+  captures = await writeSippCaptures(telephony.dir);
 }, 60_000);
 
 afterAll(async () => {
-  await service?.close();
-  await engines?.close();
+  await telephony?.close();
   await removeSippRuns();
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 const target = () => `127.0.0.1:${service.endpoint.ports.udp}`;

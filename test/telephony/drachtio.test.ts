@@ -6,14 +6,10 @@
  * dialplans are the real ones, with RTP over real sockets.
  */
 import dgram from 'node:dgram';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { ConfigError } from '../../src/config-values.js';
 import { loadConfig } from '../../src/config.js';
-import { startEngines } from '../../src/server.js';
 import { drachtioHeaders } from '../../src/telephony/drachtio/drachtio-message.js';
 import { dtmfEventFrames } from '../../src/telephony/rtp/dtmf.js';
 import { parseRtp, serializeRtp, type RtpPacket } from '../../src/telephony/rtp/rtp-packet.js';
@@ -23,6 +19,7 @@ import { TelephonyService } from '../../src/telephony/telephony-service.js';
 import type { EngineRegistry } from '../../engine/registry.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { FakeDrachtio, type AppSipMessage, type FakeCall } from '../helpers/fake-drachtio.js';
+import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const DIALPLAN = `name: test
 routes:
@@ -64,15 +61,17 @@ routes:
 const SECRET = 's3cret-for-tests';
 
 let fake: FakeDrachtio;
+let telephony: StartedTelephony;
 let service: TelephonyService;
 let engines: EngineRegistry;
-let dir: string;
+let dir: string | undefined;
 const { logger, logs } = capturedLogger();
 
 const env = (extra: Record<string, string> = {}) => ({
   SPRACHROHR_TTS_ENGINE: 'none',
   SPRACHROHR_STT_ENGINE: 'none',
-  SPRACHROHR_DIALPLANS_DIR: dir,
+  // Set once the first service has made the folder; later services in this file share it.
+  ...(dir ? { SPRACHROHR_DIALPLANS_DIR: dir } : {}),
   SPRACHROHR_RTP_PORTS: '31500-31599',
   SPRACHROHR_DRACHTIO: `127.0.0.1:${fake.port}`,
   SPRACHROHR_DRACHTIO_SECRET: SECRET,
@@ -81,19 +80,14 @@ const env = (extra: Record<string, string> = {}) => ({
 
 beforeAll(async () => {
   await loadResampler();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'drachtio-'));
-  await fs.writeFile(path.join(dir, 'test.yaml'), DIALPLAN);
   fake = await FakeDrachtio.start({ secret: SECRET });
-  const config = loadConfig(env());
-  engines = await startEngines(config);
-  service = await TelephonyService.start(config.telephony, engines, logger);
+  telephony = await startTelephony(DIALPLAN, env(), { logger });
+  ({ service, engines, dir } = telephony);
   await fake.ready();
 }, 60_000);
 afterAll(async () => {
-  await service?.close();
-  await engines?.close();
+  await telephony?.close();
   await fake?.close();
-  await fs.rm(dir, { recursive: true, force: true });
 });
 
 /** The caller's media socket: records what arrives, sends frames on a 20 ms schedule. */

@@ -11,7 +11,7 @@ import type { TelephonyService } from '../../src/telephony/telephony-service.js'
 import { parseRtp, serializeRtp } from '../../src/telephony/rtp/rtp-packet.js';
 import type { SipResponse } from '../../src/telephony/sip/sip-message.js';
 import { Peer, response, sipRequest } from '../helpers/sip-peer.js';
-import { anyNumberDialplan, startTelephony, type StartedTelephony } from './started-telephony.js';
+import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const DIALPLAN = anyNumberDialplan(`      - answer: {}
       - say:

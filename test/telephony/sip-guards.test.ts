@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TelephonyService } from '../../src/telephony/telephony-service.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES } from '../../src/telephony/telephony-config.js';
 import { Peer, response, sipRequest } from '../helpers/sip-peer.js';
-import { anyNumberDialplan, startTelephony, type StartedTelephony } from './started-telephony.js';
+import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const DIALPLAN = anyNumberDialplan('      - hangup: {}\n');
 

@@ -6,22 +6,16 @@
  */
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResampler, Resampler } from '../../../src/audio/resampler.js';
 import { encodeMulaw } from '../../../src/audio/g711.js';
-import { loadConfig } from '../../../src/config.js';
-import { startEngines } from '../../../src/server.js';
 import { TelephonyService } from '../../../src/telephony/telephony-service.js';
 import { parseRtp, serializeRtp, type RtpPacket } from '../../../src/telephony/rtp/rtp-packet.js';
 import { dtmfEventFrames } from '../../../src/telephony/rtp/dtmf.js';
 import type { PacedFrame } from '../../../src/telephony/rtp/paced-stream.js';
 import type { SipResponse } from '../../../src/telephony/sip/sip-message.js';
 import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
-import type { EngineRegistry } from '../../../engine/registry.js';
+import { startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
 const DIALPLAN = `name: test
 routes:
@@ -50,37 +44,23 @@ routes:
       - hangup: {}
 `;
 
+let telephony: StartedTelephony;
 let service: TelephonyService;
-let engines: EngineRegistry;
-let dir: string;
 
 /** 8 kHz µ-law frames of Debian's "go forward ten meters". */
 let speechFrames: Uint8Array[];
 
 beforeAll(async () => {
   await loadResampler();
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'calls-'));
-  await fs.writeFile(path.join(dir, 'test.yaml'), DIALPLAN);
-  const config = loadConfig({
-    SPRACHROHR_TTS_ENGINE: 'none',
-    SPRACHROHR_STT_ENGINE: 'none',
-    SPRACHROHR_SIP_PORT: '0',
-    SPRACHROHR_DIALPLANS_DIR: dir,
-    SPRACHROHR_RTP_PORTS: '31000-31099',
-  });
-  engines = await startEngines(config);
-  service = await TelephonyService.start(config.telephony, engines, pino({ level: 'silent' }), { t1Ms: 100, t2Ms: 800, t4Ms: 500 });
+  telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '31000-31099' }, { timers: { t1Ms: 100, t2Ms: 800, t4Ms: 500 } });
+  service = telephony.service;
   const raw = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
   const resampler = new Resampler(16000, 8000);
   const narrow = resampler.process(new Int16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)));
   speechFrames = [];
   for (let at = 0; at + 160 <= narrow.length; at += 160) speechFrames.push(encodeMulaw(narrow.subarray(at, at + 160)));
 }, 60_000);
-afterAll(async () => {
-  await service?.close();
-  await engines?.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => telephony?.close());
 
 /** The caller's media socket: records what arrives, sends frames on a 20 ms schedule. */
 class CallerMedia {

@@ -1,15 +1,18 @@
 /**
  * A telephony service started the way the process starts it (configuration from variables,
  * engines, dialplans from a folder) on one dialplan of the test's, without speech engines of
- * its own and on a free SIP port, with the teardown that closes all of it.
+ * its own (unless `env` names some) and on a free SIP port, with the teardown that closes all
+ * of it. Shared by the call, garbage, guard, drachtio, SIPp and baresip tests.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import type { EngineRegistry } from '../../engine/registry.js';
 import { loadConfig } from '../../src/config.js';
 import type { Env } from '../../src/config-values.js';
 import { startEngines } from '../../src/server.js';
+import type { SipTimers } from '../../src/telephony/sip/sip-transactions.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
 
 /**
@@ -20,9 +23,12 @@ export function anyNumberDialplan(steps: string): string {
   return ['name: test', 'routes:', '  - number: "*"', '    engines: synthetic', '    language: en', '    voice: jonas', '    steps:', steps].join('\n');
 }
 
-/** A running service and how to stop it. */
+/** A running service, its engines and dialplan folder, and how to stop them. */
 export interface StartedTelephony {
   readonly service: TelephonyService;
+  readonly engines: EngineRegistry;
+  /** The temporary folder holding the dialplan; a test may keep its own files there. */
+  readonly dir: string;
   close(): Promise<void>;
 }
 
@@ -30,17 +36,21 @@ export interface StartedTelephony {
  * Starts a service with `dialplan` (YAML) as its only dialplan; `env` adds or overrides
  * variables (give every test its own `SPRACHROHR_RTP_PORTS` range: files run in parallel).
  */
-export async function startTelephony(dialplan: string, env: Env): Promise<StartedTelephony> {
+export async function startTelephony(dialplan: string, env: Env, options: { logger?: Logger; timers?: SipTimers } = {}): Promise<StartedTelephony> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
   await fs.writeFile(path.join(dir, 'test.yaml'), dialplan);
-  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', SPRACHROHR_DIALPLANS_DIR: dir, ...env });
+  const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', ...env, SPRACHROHR_DIALPLANS_DIR: dir });
   const engines = await startEngines(config);
-  const service = await TelephonyService.start(config.telephony, engines, pino({ level: 'silent' })).catch(async (error: unknown) => {
-    await engines.close();
-    throw error;
-  });
+  const service = await TelephonyService.start(config.telephony, engines, options.logger ?? pino({ level: 'silent' }), options.timers).catch(
+    async (error: unknown) => {
+      await engines.close();
+      throw error;
+    },
+  );
   return {
     service,
+    engines,
+    dir,
     close: async () => {
       await service.close();
       await engines.close();
