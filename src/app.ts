@@ -7,7 +7,7 @@
  */
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { INTERFACE_VERSION } from './api/capabilities-view.js';
+import { openApiOptions } from './api/openapi.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './api/error-handler.js';
 import { newRequestId, setSpeechHeaders } from './api/request-context.js';
 import type { AppServices } from './api/services.js';
@@ -40,14 +40,7 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
   installErrorHandling(app);
   // Only JSON and multipart bodies are part of the API; plain text is refused, not parsed.
   app.removeContentTypeParser('text/plain');
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'sprachrohr speech API', version: INTERFACE_VERSION, description: 'Speech synthesis and recognition for Switzerland.' },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
-      security: [{ apiKey: [] }],
-    },
-  });
+  await app.register(swagger, openApiOptions());
 
   app.decorateRequest('principal', null);
   app.decorateRequest('abortSignal');

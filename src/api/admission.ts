@@ -1,5 +1,5 @@
 import { LIMITS } from '../catalog/limits.js';
-import { ApiError, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorFamily } from './errors.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config.js';
 

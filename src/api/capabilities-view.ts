@@ -4,7 +4,7 @@ import { FORMATS } from '../catalog/formats.js';
 import { AUTO_LANGUAGE_CANDIDATES, DEFAULT_LANGUAGE, LANGUAGES } from '../catalog/languages.js';
 import { DEFAULT_MODEL, LIMITS, MODELS, OUTPUTS, SANDBOX_CHARACTERS_PER_SECOND } from '../catalog/limits.js';
 import { DEFAULT_VOICE, VOICES } from '../catalog/voices.js';
-import { errorCatalog } from '../errors.js';
+import { errorCatalog } from './errors.js';
 import type { AppServices } from './services.js';
 import { REALTIME_FRAMES } from './asyncapi.js';
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCode, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorCode, type ErrorFamily } from './errors.js';
 import { familyOf, setSpeechHeaders } from './request-context.js';
 import type { FieldErrorCodes } from './schemas.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/authenticate.js';
-import type { ErrorFamily } from '../errors.js';
+import type { ErrorFamily } from './errors.js';
 import type { Admission } from './admission.js';
 
 /** Per-route settings that the shared hooks read. */

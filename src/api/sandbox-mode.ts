@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/authenticate.js';
-import { ApiError, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorFamily } from './errors.js';
 
 /** The only value `X-Speech-Sandbox-Mode` may carry (spec 5.9). */
 const SANDBOX_MODE = 'synthetic';

@@ -7,7 +7,7 @@ import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { FORMATS } from '../catalog/formats.js';
 import { LIMITS, MODELS, OUTPUTS } from '../catalog/limits.js';
 import { VOICES } from '../catalog/voices.js';
-import { ERROR_TABLE, type ErrorCode } from '../errors.js';
+import { ERROR_TABLE, type ErrorCode } from './errors.js';
 
 /** A string enumeration as plain JSON Schema `enum`, so a failure names every allowed value. */
 function StringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}): TUnsafe<T[number]> {

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorFamily } from '../api/errors.js';
 import type { Environment } from '../store/store.js';
 import type { KeyLookup, KeyService } from './key-service.js';
 

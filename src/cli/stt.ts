@@ -5,7 +5,7 @@ import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
 import { concatPcm } from '../audio/pcm.js';
 import { loadResampler, Resampler } from '../audio/resampler.js';
 import { STT_STREAM_RATE_HZ } from '../catalog/limits.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 import { parseVocabulary } from '../speech/recognition-request.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS, type ClientFlags } from './api-client.js';
 import { errorFrameToError, openRealtime } from './realtime-client.js';

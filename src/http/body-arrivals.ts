@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/authenticate.js';
-import { ApiError, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorFamily } from '../api/errors.js';
 import type { AdmissionLimits } from '../api/admission.js';
 
 /** How a body must arrive. */

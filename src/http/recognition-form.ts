@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../catalog/limits.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 
 /** Room for the form's boundaries and text fields beyond the audio itself. */
 const FORM_OVERHEAD_BYTES = 256 * 1024;

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/authenticate.js';
-import { ApiError, type ErrorFamily } from '../errors.js';
+import { ApiError, type ErrorFamily } from '../api/errors.js';
 import type { UsageKind } from '../store/store.js';
 
 /** What a lease needs from the meter that opened it. */

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/authenticate.js';
-import type { ErrorFamily } from '../errors.js';
+import type { ErrorFamily } from '../api/errors.js';
 import type { UsageKind, UsageRepository } from '../store/store.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 

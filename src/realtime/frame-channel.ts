@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../auth/authenticate.js';
-import { ERROR_TABLE, type ErrorCode, type ErrorFamily } from '../errors.js';
+import { ERROR_TABLE, type ErrorCode, type ErrorFamily } from '../api/errors.js';
 import type { AppServices } from '../api/services.js';
 import type { KeyWatch } from './key-watch.js';
 

@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/authenticate.js';
 import { refusalOf } from '../auth/authenticate.js';
 import type { KeyService } from '../auth/key-service.js';
-import type { ApiError, ErrorFamily } from '../errors.js';
+import type { ApiError, ErrorFamily } from '../api/errors.js';
 
 /** How often the keys of open sessions are looked up again: well inside the promised second. */
 export const KEY_RECHECK_MS = 400;

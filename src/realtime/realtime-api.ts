@@ -9,7 +9,7 @@ import { familyOf } from '../api/request-context.js';
 import { checkSandboxMode } from '../api/sandbox-mode.js';
 import type { AppServices } from '../api/services.js';
 import { authenticate } from '../auth/authenticate.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 import { HostLoad } from './host-load.js';
 import { presentedRealtimeKey } from './realtime-key.js';
 import { installWebSockets, registerRealtimeRoutes, setUpgradeHeaders } from './realtime-routes.js';

@@ -10,7 +10,7 @@ import type { WebSocket } from 'ws';
 import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import type { RecognisedWord } from '../../engine/types.js';
 import { STT_STREAM_RATE_HZ } from '../catalog/limits.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../api/errors.js';
 import { enginesFor } from '../speech/live-recognition.js';
 import { checkVocabularyTerms, parseLanguageCandidates } from '../speech/recognition-request.js';
 import { RecognitionSession } from '../speech/recognition-session.js';

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import type { WebSocket } from 'ws';
 import type { TtsEngine } from '../../engine/types.js';
 import { LIMITS } from '../catalog/limits.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../api/errors.js';
 import { SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, type SynthesisRequestBody } from '../api/schemas.js';
 import { planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { SpeechAhead, SynthesisSession } from '../speech/synthesis-service.js';

@@ -5,7 +5,7 @@ import { RecognitionCapacityError } from '../../engine/stt/capacity.js';
 import type { RecognisedWord, RecognitionResult, SttEngine } from '../../engine/types.js';
 import type { DecodedAudio } from '../audio/decode.js';
 import { Resampler } from '../audio/resampler.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 import { breathe } from './event-loop-budget.js';
 import type { RecognitionPlan } from './recognition-service.js';
 import { confidenceOf, RecognitionSession } from './recognition-session.js';

@@ -1,7 +1,7 @@
 import { AUTO_LANGUAGE_CANDIDATES, DEFAULT_LANGUAGE } from '../catalog/languages.js';
 import { LIMITS } from '../catalog/limits.js';
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 
 /** Most candidate languages in one request. */
 const MAX_CANDIDATES = 10;

@@ -1,7 +1,7 @@
 import type { BatchSttEngine, RecognitionResult } from '../../engine/types.js';
 import { AudioDecodeError, decodeAudio, inspectAudio, wavDurationSeconds, type DecodedAudio } from '../audio/decode.js';
 import { LIMITS } from '../catalog/limits.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 
 /** What a batch recognition needs besides the audio. */
 export interface RecognitionPlan {

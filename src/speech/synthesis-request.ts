@@ -3,7 +3,7 @@ import { DEFAULT_LANGUAGE } from '../catalog/languages.js';
 import { DEFAULT_MODEL, LIMITS, type ModelId, type OutputMode } from '../catalog/limits.js';
 import { resolveLanguageCode } from '../catalog/resolve-language.js';
 import { DEFAULT_VOICE, findVoice } from '../catalog/voices.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 import type { SynthesisRequestBody } from '../api/schemas.js';
 import { shortestSpeechSeconds } from './speech-length.js';
 import { isMarkup, MarkupError, parseMarkup, plainTextDocument, type ParsedSpeech } from './markup-parser.js';

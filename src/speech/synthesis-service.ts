@@ -8,7 +8,7 @@ import { concatPcm } from '../audio/pcm.js';
 import { Resampler } from '../audio/resampler.js';
 import { mediaTypeFor } from '../catalog/formats.js';
 import { createStreamEncoder, type StreamEncoder } from '../audio/stream-encoder.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api/errors.js';
 import { breathe } from './event-loop-budget.js';
 import { combineDelivery, styleDelivery } from './style.js';
 import type { SynthesisPlan } from './synthesis-request.js';

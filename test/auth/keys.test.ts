@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { fingerprintKey } from '../../src/auth/api-key.js';
 import { KeyService, ROTATION_OVERLAP_MS } from '../../src/auth/key-service.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/api/errors.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 const SECRET = 'another-test-secret-of-enough-length!!';

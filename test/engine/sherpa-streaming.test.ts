@@ -4,24 +4,20 @@
  * pieces ▁HE + LLO, decoded 80 ms at a time); real streaming models cannot be downloaded on the
  * test machines.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SherpaModelError } from '../../engine/sherpa/sherpa-model-check.js';
 import { SherpaSttEngine, type SherpaSttEngineOptions } from '../../engine/sherpa/sherpa-stt-engine.js';
 import { concatPcm } from '../../src/audio/pcm.js';
-import { loudSpan, silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
+import { loudSpan, silencePcm } from '../helpers/speech-audio.js';
 import { writeTinyTransducer, type TinyStreamingOptions } from '../helpers/tiny-streaming.js';
 import { recognise, sttConformance } from './stt-conformance.js';
+import { sherpaFixture } from '../helpers/sherpa-fixture.js';
 
 const RATE = 16000;
-let dir: string;
-let engine: SherpaSttEngine;
-let speech: SpeechAudio;
 
 async function transducerOptions(name: string, options: TinyStreamingOptions = {}): Promise<SherpaSttEngineOptions> {
-  const folder = path.join(dir, name);
+  const folder = path.join(sherpa.dir, name);
   await writeTinyTransducer(folder, options);
   return {
     id: 'sherpa-onnx:tiny-transducer',
@@ -34,38 +30,29 @@ async function transducerOptions(name: string, options: TinyStreamingOptions = {
   };
 }
 
-beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-streaming-'));
-  engine = await SherpaSttEngine.start(await transducerOptions('good'));
-  speech = await SpeechAudio.start();
-}, 60_000);
-afterAll(async () => {
-  await engine?.close();
-  await speech?.close();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+const sherpa = sherpaFixture('sprachrohr-streaming-', async () => SherpaSttEngine.start(await transducerOptions('good')));
 
 sttConformance({
   name: 'sherpa-onnx streaming transducer (tiny hand-made model)',
-  engine: () => engine,
+  engine: () => sherpa.engine,
   language: 'en',
-  speech: (rateHz) => speech.speak('Hello there.', rateHz),
+  speech: (rateHz) => sherpa.speech.speak('Hello there.', rateHz),
 });
 
 describe('a streaming transducer', () => {
   it('says it gives partials', () => {
-    expect(engine.capabilities).toEqual({ languages: ['en'], sampleRatesHz: [16000], partials: true, vocabulary: 'none' });
+    expect(sherpa.engine.capabilities).toEqual({ languages: ['en'], sampleRatesHz: [16000], partials: true, vocabulary: 'none' });
   });
 
   it('gives partials while the caller speaks, and joins BPE pieces into lower-case words with times and confidences', async () => {
-    const said = await speech.speak('Hello.', RATE);
+    const said = await sherpa.speech.speak('Hello.', RATE);
     const audio = concatPcm([silencePcm(0.5, RATE), said, silencePcm(1, RATE)]);
-    const events = await recognise(engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, audio);
+    const events = await recognise(sherpa.engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, audio);
     const partials = events.filter((event) => event.type === 'partial');
     const final = events.find((event) => event.type === 'final');
     expect(partials.length).toBeGreaterThanOrEqual(1);
     expect(partials[0]!.text).toMatch(/^hello/);
-    // The first partial came before the speech was over.
+    // The first partial came before the sherpa.speech was over.
     expect(partials[0]!.audioSeconds).toBeLessThan(0.5 + said.length / RATE);
     expect(final?.text).toMatch(/^hello( hello)*$/);
     const span = loudSpan(audio, RATE, 0, audio.length, 100);

@@ -6,22 +6,19 @@
  * the process.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkSherpaModel, SherpaModelError } from '../../engine/sherpa/sherpa-model-check.js';
 import { SherpaSttEngine } from '../../engine/sherpa/sherpa-stt-engine.js';
 import { resultWords } from '../../engine/sherpa/sherpa-words.js';
 import { concatPcm } from '../../src/audio/pcm.js';
 import { FLOAT, node, onnxModel, valueInfo } from '../helpers/onnx-writer.js';
-import { loudSpan, silencePcm, SpeechAudio } from '../helpers/speech-audio.js';
+import { loudSpan, silencePcm } from '../helpers/speech-audio.js';
 import { TINY_CTC_TOKENS, writeTinyNemoCtcModel } from '../helpers/tiny-nemo-ctc.js';
 import { recognise, sttConformance } from './stt-conformance.js';
+import { sherpaFixture } from '../helpers/sherpa-fixture.js';
 
 const RATE = 16000;
-let dir: string;
-let engine: SherpaSttEngine;
-let speech: SpeechAudio;
 
 function ctcOptions(folder: string) {
   return {
@@ -50,35 +47,28 @@ async function metadataOnlyModel(file: string, metadata: Record<string, string>)
   );
 }
 
-beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-sherpa-stt-'));
+const sherpa = sherpaFixture('sprachrohr-sherpa-stt-', async (dir) => {
   await writeTinyNemoCtcModel(path.join(dir, 'ctc'));
-  engine = await SherpaSttEngine.start(ctcOptions(path.join(dir, 'ctc')));
-  speech = await SpeechAudio.start();
-}, 60_000);
-afterAll(async () => {
-  await engine?.close();
-  await speech?.close();
-  await fs.rm(dir, { recursive: true, force: true });
+  return SherpaSttEngine.start(ctcOptions(path.join(dir, 'ctc')));
 });
 
 sttConformance({
   name: 'sherpa-onnx offline CTC (tiny hand-made model)',
-  engine: () => engine,
+  engine: () => sherpa.engine,
   language: 'en',
-  speech: (rateHz) => speech.speak('Speak to an agent', rateHz),
+  speech: (rateHz) => sherpa.speech.speak('Speak to an agent', rateHz),
 });
 
 describe('sherpa-onnx recognises through onnxruntime', () => {
   it('says what it can do: 16 kHz, a final per utterance (no partials from an offline model)', () => {
-    expect(engine.capabilities).toEqual({ languages: ['en', 'en-GB'], sampleRatesHz: [16000], partials: false, vocabulary: 'none' });
+    expect(sherpa.engine.capabilities).toEqual({ languages: ['en', 'en-GB'], sampleRatesHz: [16000], partials: false, vocabulary: 'none' });
   });
 
-  it('places the words of each utterance where the speech is', async () => {
-    const first = await speech.speak('Hello.', RATE);
-    const second = await speech.speak('Goodbye.', RATE);
+  it('places the words of each utterance where the sherpa.speech is', async () => {
+    const first = await sherpa.speech.speak('Hello.', RATE);
+    const second = await sherpa.speech.speak('Goodbye.', RATE);
     const audio = concatPcm([silencePcm(0.6, RATE), first, silencePcm(1.5, RATE), second, silencePcm(1, RATE)]);
-    const events = await recognise(engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, audio);
+    const events = await recognise(sherpa.engine, { language: 'en', vocabulary: [], sampleRateHz: RATE }, audio);
     expect(events.every((event) => event.type === 'final')).toBe(true);
     expect(events).toHaveLength(2);
     const secondAt = Math.round((0.6 + first.length / RATE + 1.5) * RATE);
@@ -138,7 +128,7 @@ describe('sherpa-onnx models that would end the process are refused first', () =
       ],
     ];
     for (const [name, change, message] of cases) {
-      const folder = path.join(dir, name);
+      const folder = path.join(sherpa.dir, name);
       await writeTinyNemoCtcModel(folder);
       await change(folder);
       await expect(SherpaSttEngine.start(ctcOptions(folder)), name).rejects.toThrow(SherpaModelError);
@@ -147,7 +137,7 @@ describe('sherpa-onnx models that would end the process are refused first', () =
   });
 
   it('checks Whisper encoders by their metadata', async () => {
-    const folder = path.join(dir, 'whisper-metadata');
+    const folder = path.join(sherpa.dir, 'whisper-metadata');
     await fs.mkdir(folder, { recursive: true });
     await fs.writeFile(path.join(folder, 'tokens.txt'), 'aGVsbG8= 0\n');
     const files = { encoder: path.join(folder, 'encoder.onnx'), decoder: path.join(folder, 'decoder.onnx'), tokens: path.join(folder, 'tokens.txt') };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../api/errors.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { shortestSpeechSeconds } from '../../speech/speech-length.js';
 import { audioTooLong, planSynthesis } from '../../speech/synthesis-request.js';
