@@ -115,7 +115,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     ttsEngine,
     // One core stays with the event loop: with a worker on every core, the operating system
-    // takes the event loop off the CPU for 10–30 ms at a time under load (measured here).
+    // takes the event loop off the CPU under load (docs/performance.md, "Measurements behind
+    // the code's choices").
     ttsWorkers: integer(env, 'SPRACHROHR_TTS_WORKERS', Math.max(1, cores - 1), 1, 256),
     voicesDir: env['SPRACHROHR_VOICES_DIR'] ? path.resolve(env['SPRACHROHR_VOICES_DIR']) : null,
     espeakLibrary: env['SPRACHROHR_ESPEAK_LIBRARY'] ? path.resolve(env['SPRACHROHR_ESPEAK_LIBRARY']) : undefined,

@@ -1,7 +1,7 @@
 /**
  * eSpeak NG as Debian ships it (`libespeak-ng1` 1.51, `espeak-ng-data`), driven through koffi.
- * Measured here on a German sentence: 4.4–6.1 ms for 3 s of speech, about four times faster
- * than the WebAssembly build this engine used before.
+ * About four times faster than the WebAssembly build this engine used before
+ * (docs/performance.md, "Measurements behind the code's choices").
  *
  * libespeak-ng keeps its whole state in globals, so two threads must never share one loaded
  * copy: every thread loads its own copy of the library file (a private temporary copy, opened

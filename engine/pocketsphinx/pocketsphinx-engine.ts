@@ -62,8 +62,8 @@ export interface PocketsphinxEngineOptions {
   /** Worker threads; each decodes its streams one frame at a time. */
   readonly workers: number;
   /**
-   * Streams one worker decodes at once before new ones are refused (default 8: one worker kept
-   * up with about ten in real time, measured; each stream's decoder holds about 64 MB).
+   * Streams one worker decodes at once before new ones are refused (default 8: below what one
+   * worker keeps up with in real time; each stream's decoder is large: docs/performance.md).
    */
   readonly maxStreamsPerWorker?: number;
   /** Voice activity detector per stream (default: WebRTC's). */

@@ -4,8 +4,8 @@ import { setImmediate } from 'node:timers/promises';
 import { createEncoder, type WasmMediaEncoder } from 'wasm-media-encoders';
 
 /**
- * LAME's variable-bit-rate quality (0 best … 9 smallest). VBR is measured here to encode 1.5 to
- * 2 times faster than constant bit rate at equal speech quality; -V7 gives about 40 kbps.
+ * LAME's variable-bit-rate quality (0 best … 9 smallest). VBR encodes faster than constant bit
+ * rate at equal speech quality (docs/performance.md, "Measurements behind the code's choices").
  */
 const VBR_QUALITY = 7;
 /** Idle encoder instances kept for reuse. */

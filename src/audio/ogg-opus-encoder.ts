@@ -6,9 +6,9 @@ const FRAME_MS = 20;
 /** Encoder look-ahead of libopus in the AUDIO application (6.5 ms), in 48 kHz samples. */
 const PRE_SKIP_48K = 312;
 /**
- * Encoder complexity (0 … 10). Measured here: 10 runs at about 150× real time, 4 at over
- * 250×; for speech at these bit rates the difference is hard to hear, and batch requests and
- * realtime calls must never wait on the encoder.
+ * Encoder complexity (0 … 10). 4 is far faster than 10 (docs/performance.md, "Measurements
+ * behind the code's choices"); for speech at these bit rates the difference is hard to hear,
+ * and batch requests and realtime calls must never wait on the encoder.
  */
 const COMPLEXITY = 4;
 /** OPUS_SET_COMPLEXITY_REQUEST from opus_defines.h. */

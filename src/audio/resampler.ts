@@ -21,8 +21,8 @@ export async function loadResampler(): Promise<void> {
 }
 
 /**
- * Quality 3 of 10: measured about 0.9 ms per second of audio for 22050 → 8000 Hz, clean for
- * speech (ENGINES.md). Higher settings cost more without audible gain on telephone audio.
+ * Quality 3 of 10: cheap and clean for speech; higher settings cost more without audible gain
+ * on telephone audio (docs/performance.md, "Measurements behind the code's choices").
  */
 const QUALITY = 3;
 

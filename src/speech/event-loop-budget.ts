@@ -29,7 +29,7 @@ function releaseOne(): void {
  * runs as one block of microtasks; calling `breathe()` after each step yields once the block
  * has run longer than the budget. Waiting loops continue one per turn of the event loop: were
  * they all released in the same turn, twenty requests would each take their budget back to
- * back (measured here: stalls of 10–20 ms).
+ * back (the stalls: docs/performance.md, "Measurements behind the code's choices").
  */
 export async function breathe(): Promise<void> {
   if (performance.now() - lastTurn < BUDGET_MS) return;

@@ -4,8 +4,8 @@ import { synthesizeBatch, type SynthesisEngines } from './synthesis-service.js';
 
 /**
  * Runs one short synthesis per output format through the whole batch path (normaliser,
- * engine, resampler, encoder) so the first requests do not pay for compiling it: measured
- * here, the first synthesis after start took 120–340 ms, later ones 25–60 ms.
+ * engine, resampler, encoder) so the first requests do not pay for compiling it (what that
+ * costs: docs/performance.md, "Measurements behind the code's choices").
  */
 export async function warmSynthesis(engines: SynthesisEngines): Promise<void> {
   for (const format of FORMATS) {

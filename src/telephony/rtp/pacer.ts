@@ -1,8 +1,8 @@
 /**
  * The one clock that sends outgoing media: every registered stream gets one tick per frame,
  * all from a single timer, each tick at its absolute deadline. The timer is re-armed with the
- * time left to the next deadline, so lateness never adds up (a chained `setInterval(20)` was
- * measured drifting 14 ms per second).
+ * time left to the next deadline, so lateness never adds up (a chained `setInterval(20)`
+ * drifts: docs/performance.md, "Measurements behind the code's choices").
  *
  * A frame can be split into slots (`phases`): the timer then wakes once per slot, and each
  * stream ticks in its own slot, once per frame. Streams are spread over the slots, so each

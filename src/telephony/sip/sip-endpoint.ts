@@ -51,7 +51,8 @@ export interface SipEndpointOptions extends Omit<SipTransportOptions, 'logger'> 
 /**
  * Server transactions kept at once by default. Each lives up to 64 × T1 (32 s) after its
  * answer, so this allows some 300 new calls or in-call requests a second, far above what 200
- * calls need, while a full table stays near 25 MB (measured: about 2.6 KB a transaction).
+ * calls need, while a full table stays small (its size: docs/performance.md, "Measurements
+ * behind the code's choices").
  */
 export const DEFAULT_MAX_SERVER_TRANSACTIONS = 10_000;
 
