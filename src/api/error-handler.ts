@@ -81,12 +81,19 @@ function fromFramework(error: FastifyError, family: ErrorFamily): ApiError {
   return ApiError.of(family, 'internal_error', null, { cause: error });
 }
 
+/** How long a refused request's unread body may go on arriving after the answer. */
+const UNREAD_BODY_LINGER_MS = 2000;
+
 /** Sends an {@link ApiError} as the spec's envelope, with its retry headers. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   setSpeechHeaders(request, reply);
-  // A refusal before the body was read: the connection closes after the answer instead of
-  // reading (perhaps for a long while) what the client still sends.
-  if (request.raw.complete === false) reply.header('Connection', 'close');
+  // A refusal before the body was read: Node discards what the client still sends, but a slow
+  // sender would hold the connection for as long as it trickles. It gets a moment after the
+  // answer (closing at once, with unread bytes, resets the connection, and a client still
+  // writing then loses the answer), and the connection is dropped if the body has not ended.
+  if (request.raw.complete === false) {
+    reply.raw.once('finish', () => setTimeout(() => request.raw.complete || request.raw.socket?.destroy(), UNREAD_BODY_LINGER_MS).unref());
+  }
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.httpStatus).type('application/json; charset=utf-8').send(error.toBody(request.id));
