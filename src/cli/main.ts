@@ -3,6 +3,7 @@
 import { ConfigError } from '../config.js';
 import { ApiClientError } from './api-client.js';
 import { DIALECT_HELP, dialectCommand } from './dialect.js';
+import { DIALPLAN_HELP, dialplanCommand } from './dialplan.js';
 import { CommandFailure } from './command-failure.js';
 import { KEYS_HELP, keysCommand } from './keys.js';
 import { MODELS_HELP, modelsCommand } from './models.js';
@@ -21,12 +22,21 @@ Commands:
   tts       synthesise text into an audio file through the API
   stt       transcribe a recording through the API
   dialect   show how a text is rendered into a Swiss German dialect
+  dialplan  check dialplan files (call flows) before they go live
   models    list, verify and download recognition models
 
 Run "sprachrohr <command> --help" for the options of a command.
 `;
 
-const HELP: Record<string, string> = { serve: SERVE_HELP, keys: KEYS_HELP, tts: TTS_HELP, stt: STT_HELP, dialect: DIALECT_HELP, models: MODELS_HELP };
+const HELP: Record<string, string> = {
+  serve: SERVE_HELP,
+  keys: KEYS_HELP,
+  tts: TTS_HELP,
+  stt: STT_HELP,
+  dialect: DIALECT_HELP,
+  dialplan: DIALPLAN_HELP,
+  models: MODELS_HELP,
+};
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -53,6 +63,7 @@ async function run(argv: string[]): Promise<number> {
       tts: ttsCommand,
       stt: sttCommand,
       dialect: dialectCommand,
+      dialplan: dialplanCommand,
       models: modelsCommand,
     };
     const output = await commands[command]!(rest);

@@ -17,7 +17,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
-    for (const command of ['serve', 'keys', 'tts', 'stt', 'dialect', 'models']) {
+    for (const command of ['serve', 'keys', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
