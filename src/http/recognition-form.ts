@@ -4,7 +4,7 @@
  * known; a form that is not well-formed multipart is refused with 400, never a 500.
  */
 import type { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { LIMITS } from '../catalog/limits.js';
 import { ApiError } from '../api/errors.js';
 
@@ -12,22 +12,17 @@ import { ApiError } from '../api/errors.js';
 const FORM_OVERHEAD_BYTES = 256 * 1024;
 const TEXT_FIELDS = new Set(['lang', 'vocabulary']);
 
-/** How long the rest of an oversized upload is read and thrown away after the answer. */
-const LINGER_MS = 2000;
-
 /** The form's recording and text fields. */
 export interface RecognitionForm {
   readonly audio: Buffer;
   readonly fields: Readonly<Record<string, string>>;
 }
 
-function audioTooLarge(request: FastifyRequest, reply: FastifyReply, detail: string): ApiError {
-  // Stop parsing; discard (never buffer) what still arrives, and close the connection shortly
-  // after the answer. Closing at once, with unread bytes, resets the connection, and many
-  // clients then lose the answer while they are still writing.
+function audioTooLarge(request: FastifyRequest, detail: string): ApiError {
+  // Stop parsing and discard (never buffer) what still arrives; the error answer closes a
+  // connection whose body has not ended two seconds after it (api/error-handler.ts).
   request.raw.unpipe();
   request.raw.resume();
-  reply.raw.once('finish', () => setTimeout(() => request.raw.socket?.destroy(), LINGER_MS).unref());
   return new ApiError('stt.audio_too_large', detail);
 }
 
@@ -69,10 +64,10 @@ function malformedForm(error: Error): ApiError {
  *   audio part, an unknown part or a malformed form, or what the body's reader was failed with
  *   (a body that arrives too slowly).
  */
-export async function readRecognitionForm(request: FastifyRequest, reply: FastifyReply): Promise<RecognitionForm> {
+export async function readRecognitionForm(request: FastifyRequest): Promise<RecognitionForm> {
   const declared = Number(request.headers['content-length'] ?? NaN);
   if (declared > LIMITS.sttMaxUploadBytes + FORM_OVERHEAD_BYTES) {
-    throw audioTooLarge(request, reply, `the upload declares ${declared} bytes; audio is limited to 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
+    throw audioTooLarge(request, `the upload declares ${declared} bytes; audio is limited to 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
   }
   if (!request.isMultipart()) throw new ApiError('stt.invalid_request', 'send multipart/form-data with the recording in a part named audio');
   let audio: Buffer | undefined;
@@ -89,7 +84,7 @@ export async function readRecognitionForm(request: FastifyRequest, reply: Fastif
           throw new ApiError('stt.invalid_request', `unexpected file part "${part.fieldname}"; send the recording in a part named audio`);
         }
         const file = await readFilePart(part.file);
-        if (file === 'too-large') throw audioTooLarge(request, reply, `the audio is larger than 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
+        if (file === 'too-large') throw audioTooLarge(request, `the audio is larger than 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
         audio = file;
       } else if (TEXT_FIELDS.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value);

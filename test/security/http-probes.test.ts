@@ -182,12 +182,11 @@ describe('requests refused before a route runs', () => {
     expect(JSON.parse(answer.body).error).toMatchObject({ code: 'tts.invalid_request', detail: expect.stringContaining('Content-Length') });
   });
 
-  it('answer a body shorter than its Content-Length, closed by the client, with the envelope or nothing at all', async () => {
+  it('answer a body shorter than its Content-Length, closed by the client, with the envelope', async () => {
+    // The client has closed only its sending side: the answer still reaches it.
     const answer = await rawRequest(post('/v1/tts', t.sandboxKey, 'application/json', 100) + '{"text":', { end: true });
-    // The client has closed its side: an answer may still reach it; what it must never be is a
-    // framework body or a 500.
-    if (answer.body !== '') expect(JSON.parse(answer.body).error.code).toBe('tts.invalid_request');
-    expect(answer.status === 400 || Number.isNaN(answer.status)).toBe(true);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'tts.invalid_request', detail: expect.stringContaining('ended before the whole request') });
   });
 });
 
