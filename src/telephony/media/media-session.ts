@@ -22,7 +22,7 @@ import { PacedStream, type FrameRun } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
 import { isRtcp, parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
-import { ExpectedSources } from './expected-sources.js';
+import { CallerSource } from './caller-source.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
@@ -43,9 +43,6 @@ const RTCP_EVERY_TICKS = 250;
 const SPEECH_START_FRAMES = 3;
 /** Fewer sequence numbers than this behind the latest: a late or duplicate packet; further behind, the numbering started over. */
 const LATE_PACKETS = 50;
-
-/** Packets of one stream in sequence from one source that latch the call's media to it (a 60 ms probation). */
-const LEARN_PACKETS = 3;
 
 /** The media of one call. */
 export class MediaSession extends EventEmitter<MediaSessionEvents> {
@@ -73,11 +70,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private readonly decoded = new Int16Array(160);
   /** Downsampled Opus audio waiting to fill a 20 ms frame. */
   private heardPending = new Int16Array(0);
-  private remote: { address: string; port: number; latched: boolean; ssrc: number };
-  /** Where our RTCP goes without rtcp-mux: the SDP's, until the caller's own RTCP comes from elsewhere. */
-  private rtcpRemote: { readonly address: string; readonly port: number };
-  /** The caller's own RTCP has set {@link rtcpRemote}. */
-  private rtcpHeard = false;
+  /** Where the caller's media comes from and ours goes (strict, symmetric RTP). */
+  private readonly source: CallerSource;
   private readonly ssrc = Math.floor(Math.random() * 2 ** 32) >>> 0;
   private sequence = Math.floor(Math.random() * 65536);
   private closed = false;
@@ -87,10 +81,6 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private lastVoiceAt = 0;
   /** `strangersDropped`: packets from addresses the call did not name, dropped unread. */
   readonly counters = { packetsIn: 0, packetsOut: 0, garbageIn: 0, octetsOut: 0, strangersDropped: 0 };
-  /** The addresses media is taken from: the SDP's and the signalling's. */
-  private readonly expected: ExpectedSources;
-  /** The stream being learned before the media latches (see {@link learn}). */
-  private readonly candidate = { address: '', port: 0, ssrc: -1, sequence: 0, count: 0 };
   private rtcp!: RtcpSession;
   private ticks = 0;
   private lastTimestamp = 0;
@@ -104,9 +94,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   ) {
     super();
     this.media = media;
-    this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
-    this.rtcpRemote = media.rtcp;
-    this.expected = new ExpectedSources(media.address, media.signallingAddress);
+    this.source = new CallerSource(media);
     this.setUpCodec();
     ports.rtp.on('message', (data, from) => this.receive(data, from));
     ports.rtcp.on('message', (data, from) => this.receiveRtcp(data, from));
@@ -127,14 +115,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   update(media: CallMedia): void {
     const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
     this.media = media;
-    this.expected.set(media.address, media.signallingAddress);
-    if (!this.remote.latched || !this.expected.has(this.remote.address)) {
-      // A new address (a re-INVITE that moves the media): learned afresh.
-      this.remote = { address: media.address, port: media.port, latched: false, ssrc: 0 };
-      this.rtcpRemote = media.rtcp;
-      this.rtcpHeard = false;
-      this.candidate.count = 0;
-    }
+    this.source.update(media);
     if (codecChanged) this.setUpCodec();
     else if ((media.telephoneEvent === null) !== (this.inband === null))
       this.inband = media.telephoneEvent === null ? new GoertzelDtmfDetector({ sampleRate: this.audioRateHz }) : null;
@@ -245,47 +226,15 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.counters.packetsOut += 1;
     this.counters.octetsOut += payload.length;
     this.lastTimestamp = timestamp;
-    this.ports.rtp.send(packet, this.remote.port, this.remote.address);
-  }
-
-  /**
-   * Learning, before the media is latched: a source latches once it has sent
-   * {@link LEARN_PACKETS} packets of one stream in sequence (a strict-RTP probation), so a
-   * single packet, or a spray of unrelated ones, never decides where the call's audio goes.
-   * Until then our packets go to the SDP's address, and what arrives from expected addresses
-   * is heard.
-   */
-  private learn(packet: RtpPacket, from: dgram.RemoteInfo): void {
-    const candidate = this.candidate;
-    if (
-      candidate.address === from.address &&
-      candidate.port === from.port &&
-      candidate.ssrc === packet.ssrc &&
-      packet.sequenceNumber === ((candidate.sequence + 1) & 0xffff)
-    ) {
-      candidate.count += 1;
-    } else {
-      candidate.address = from.address;
-      candidate.port = from.port;
-      candidate.ssrc = packet.ssrc;
-      candidate.count = 1;
-    }
-    candidate.sequence = packet.sequenceNumber;
-    if (candidate.count >= LEARN_PACKETS) this.latch(from, packet.ssrc);
-  }
-
-  private latch(from: dgram.RemoteInfo, ssrc: number): void {
-    this.remote = { address: from.address, port: from.port, latched: true, ssrc };
-    // Behind NAT the SDP's RTCP address is as wrong as its RTP one: the port above the real
-    // RTP source is the best guess until the caller's own RTCP shows where it is.
-    if (!this.rtcpHeard) this.rtcpRemote = { address: from.address, port: from.port + 1 };
+    const target = this.source.rtpTarget;
+    this.ports.rtp.send(packet, target.port, target.address);
   }
 
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
     if (this.closed) return;
     // Strict source: a packet from an address the call did not name is not read at all, so it
     // can neither latch the media nor reach the caller's audio.
-    if (!this.expected.has(from.address)) {
+    if (!this.source.expects(from.address)) {
       this.counters.strangersDropped += 1;
       return;
     }
@@ -296,16 +245,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       return;
     }
     const now = performance.now();
-    if (!this.remote.latched) this.learn(packet, from);
-    else if (from.address !== this.remote.address || from.port !== this.remote.port) {
-      // Symmetric RTP: answer where the caller's packets come from. Once latched, only the
-      // latched stream (its SSRC) may move, as a NAT rebinding does; another stream, even from
-      // an expected address, is a stranger.
-      if (packet.ssrc !== this.remote.ssrc) {
-        this.counters.strangersDropped += 1;
-        return;
-      }
-      this.latch(from, packet.ssrc);
+    // Another stream than the latched one, even from an expected address, is a stranger.
+    if (!this.source.accept(packet, from)) {
+      this.counters.strangersDropped += 1;
+      return;
     }
     this.counters.packetsIn += 1;
     if (packet.payloadType === this.media.telephoneEvent) {
@@ -330,17 +273,14 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    */
   private receiveRtcp(data: Buffer, from: dgram.RemoteInfo | null): void {
     if (this.closed) return;
-    if (from && !this.expected.has(from.address)) {
+    if (from && !this.source.expects(from.address)) {
       this.counters.strangersDropped += 1;
       return;
     }
     const report = this.rtcp.receive(data, Date.now());
     if (!report) return;
     this.peerReport = report;
-    if (from && this.remote.latched && report.ssrc === this.remote.ssrc) {
-      this.rtcpRemote = { address: from.address, port: from.port };
-      this.rtcpHeard = true;
-    }
+    if (from) this.source.heardRtcp(from, report.ssrc);
   }
 
   /** One receive tick: the next frame out of the jitter buffer, decoded (or concealed). */
@@ -446,8 +386,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
             now,
           )
         : this.rtcp.receiverReport(reception, now);
-    if (this.media.rtcpMux) this.ports.rtp.send(report, this.remote.port, this.remote.address);
-    else this.ports.rtcp.send(report, this.rtcpRemote.port, this.rtcpRemote.address);
+    const target = this.media.rtcpMux ? this.source.rtpTarget : this.source.rtcpDestination;
+    (this.media.rtcpMux ? this.ports.rtp : this.ports.rtcp).send(report, target.port, target.address);
   }
 
   /** Call quality for the log at the end: what we received, and what the caller said it received. */
