@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ApiKeyChanges, ApiKeyRecord, KeyRepository, Store, UsageEvent, UsageKind, UsageRepository, UsageTotals } from './store.js';
+import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
+import type { ApiKeyChanges, ApiKeyRecord, KeyRepository, RecordingRepository, Store, UsageEvent, UsageKind, UsageRepository, UsageTotals } from './store.js';
 
 /** Schema migrations, applied in order; the index + 1 is the `user_version` after each. */
 const MIGRATIONS: readonly string[] = [
@@ -26,6 +27,24 @@ const MIGRATIONS: readonly string[] = [
      audio_seconds REAL NOT NULL,
      PRIMARY KEY (key_id, day, direction, mode)
    );`,
+  // Voicemails: the index of the WAV files in <data folder>/recordings, newest first by (created_at, id).
+  `CREATE TABLE recordings (
+     id TEXT PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     route TEXT NOT NULL,
+     caller TEXT NOT NULL,
+     called TEXT NOT NULL,
+     language TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     duration_seconds REAL NOT NULL,
+     size_bytes INTEGER NOT NULL,
+     sample_rate_hz INTEGER NOT NULL,
+     ended_by TEXT NOT NULL CHECK (ended_by IN ('silence', 'key', 'max_length', 'hangup')),
+     transcript_status TEXT NOT NULL CHECK (transcript_status IN ('pending', 'done', 'unavailable', 'failed')),
+     transcript_text TEXT,
+     transcript_confidence REAL
+   );
+   CREATE INDEX recordings_by_age ON recordings (created_at, id);`,
 ];
 
 interface KeyRow {
@@ -93,6 +112,7 @@ function restrictToOwner(file: string): void {
 export class SqliteStore implements Store {
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
+  readonly recordings: RecordingRepository;
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
 
@@ -103,6 +123,7 @@ export class SqliteStore implements Store {
     this.db = db;
     this.keys = new SqliteKeyRepository(db);
     this.usage = new SqliteUsageRepository(db);
+    this.recordings = new SqliteRecordingRepository(db);
     this.walWatch = file ? setInterval(() => this.foldWal(), WAL_CHECK_MS).unref() : null;
   }
 

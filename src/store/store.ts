@@ -64,9 +64,63 @@ export interface UsageRepository {
   dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals>;
 }
 
+/** How a caller's message ended: a pause, the finishing key, the length limit, or the hang-up. */
+export type RecordingEnd = 'silence' | 'key' | 'max_length' | 'hangup';
+
+/** Where a recording's transcription stands. */
+export type TranscriptStatus = 'pending' | 'done' | 'unavailable' | 'failed';
+
+/** A recording's transcript: text and confidence once `done`, null before and otherwise. */
+export interface RecordingTranscript {
+  readonly status: TranscriptStatus;
+  readonly text: string | null;
+  /** Duration-weighted word confidence in [0, 1]; null when no word was heard. */
+  readonly confidence: number | null;
+}
+
+/** A voicemail as indexed: its audio is a WAV file named by its id. */
+export interface RecordingRecord {
+  readonly id: string;
+  readonly callId: string;
+  /** The dialplan route (the called number) that recorded it. */
+  readonly route: string;
+  readonly caller: string;
+  readonly called: string;
+  readonly language: string;
+  readonly createdAt: string;
+  readonly durationSeconds: number;
+  /** Size of the WAV file, header included. */
+  readonly sizeBytes: number;
+  readonly sampleRateHz: number;
+  readonly endedBy: RecordingEnd;
+  readonly transcript: RecordingTranscript;
+}
+
+/** A place in the newest-first order of recordings: a page continues below it. */
+export interface RecordingPosition {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+/** The index of recordings. */
+export interface RecordingRepository {
+  insert(record: RecordingRecord): Promise<void>;
+  findById(id: string): Promise<RecordingRecord | undefined>;
+  /** Up to `limit` recordings, newest first (ties by id), older than `before` when given. */
+  page(limit: number, before?: RecordingPosition): Promise<RecordingRecord[]>;
+  setTranscript(id: string, transcript: RecordingTranscript): Promise<void>;
+  /** Removes a recording's entry; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Ids of up to `limit` recordings created at or before `cutoff`, oldest first. */
+  createdUpTo(cutoff: string, limit: number): Promise<string[]>;
+  /** Every recording whose transcript has the status, oldest first. */
+  withTranscriptStatus(status: TranscriptStatus): Promise<RecordingRecord[]>;
+}
+
 /** The persistence of one deployment. */
 export interface Store {
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
+  readonly recordings: RecordingRepository;
   close(): Promise<void>;
 }
