@@ -21,9 +21,11 @@ import { LossConcealer } from '../rtp/loss-concealment.js';
 import { PacedStream, type FrameRun } from '../rtp/paced-stream.js';
 import type { PacerClock, Tickable } from '../rtp/pacer.js';
 import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
-import { isRtcp, parseRtp, serializeRtp, type RtpPacket } from '../rtp/rtp-packet.js';
+import { isRtcp, parseRtp, type RtpPacket } from '../rtp/rtp-packet.js';
+import { flags } from '../sdp/direction.js';
 import { CallerSource } from './caller-source.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
+import { PacketBuffer } from './packet-buffer.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 
 export interface MediaSessionEvents {
@@ -74,6 +76,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private readonly source: CallerSource;
   private readonly ssrc = Math.floor(Math.random() * 2 ** 32) >>> 0;
   private sequence = Math.floor(Math.random() * 65536);
+  /** Every packet of our stream is written here. */
+  private readonly packet = new PacketBuffer();
   private closed = false;
   /** The prompt being played, and what has become of it. */
   private prompt = { id: 0, bargeIn: false, ended: false, over: true, framesSent: 0, firstPacketAt: 0 };
@@ -208,26 +212,26 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     return true;
   }
 
+  /** A frame of ours, from the pacer. */
   private send(payload: Uint8Array, timestamp: number, marker: boolean, payloadType: number | undefined): void {
-    if (this.closed || this.media.direction === 'recvonly' || this.media.direction === 'inactive') return;
+    if (this.closed || !flags(this.media.direction).send) return;
     if (payloadType === undefined) {
       this.prompt.framesSent += 1;
       if (this.prompt.firstPacketAt === 0) this.prompt.firstPacketAt = absoluteNow();
     }
+    this.transmit(payload, payloadType ?? this.media.codec.payloadType, timestamp, marker);
+  }
+
+  /** Sends one packet of our stream (our SSRC, the next sequence number) to where the caller's media comes from. */
+  private transmit(payload: Uint8Array, payloadType: number, timestamp: number, marker: boolean): void {
     this.sequence = (this.sequence + 1) & 0xffff;
-    const packet = serializeRtp({
-      payloadType: payloadType ?? this.media.codec.payloadType,
-      sequenceNumber: this.sequence,
-      timestamp,
-      ssrc: this.ssrc,
-      marker,
-      payload,
-    });
+    const packet = this.packet.write(payloadType, this.sequence, timestamp, this.ssrc, marker, payload);
     this.counters.packetsOut += 1;
     this.counters.octetsOut += payload.length;
     this.lastTimestamp = timestamp;
     const target = this.source.rtpTarget;
     this.ports.rtp.send(packet, target.port, target.address);
+    this.packet.sent(this.ports.rtp);
   }
 
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
