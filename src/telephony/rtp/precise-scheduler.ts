@@ -3,7 +3,8 @@
  * Node's timers count whole milliseconds and fire up to a millisecond or two after their time;
  * this one sets its timer a little early and sleeps the rest in `Atomics.wait`, which blocks
  * the thread (no busy loop) and wakes with microsecond resolution. Only for a thread that does
- * nothing else that cannot wait that long: the media thread, never the main thread.
+ * nothing else that cannot wait that long (or that lets its I/O in between slices of the wait):
+ * the media thread, never the main thread.
  */
 import type { PacerScheduler } from './pacer.js';
 
@@ -23,18 +24,67 @@ function sleepUntil(deadline: number): void {
   for (let left = deadline - performance.now(); left > 0; left = deadline - performance.now()) Atomics.wait(sleeper, 0, 0, left);
 }
 
-/** Timers set `EARLY_MS` early and finished with a precise sleep. */
-export const preciseScheduler: PacerScheduler = {
-  now: () => performance.now(),
-  setTimer: (callback, delayMs) => {
-    const deadline = performance.now() + delayMs;
-    return setTimeout(
-      () => {
-        sleepUntil(deadline);
-        callback();
-      },
-      Math.max(0, delayMs - EARLY_MS),
-    );
-  },
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+/**
+ * How long one slice of the wait is while I/O is let in ({@link PreciseScheduler.letIoIn}): the
+ * most a datagram waits to be read, against a turn of the event loop per slice.
+ */
+const SLICE_MS = 0.25;
+
+/** A {@link PacerScheduler} that can let the thread's I/O in while it waits for a deadline. */
+export interface PreciseScheduler extends PacerScheduler {
+  /**
+   * Off, the last `EARLY_MS` before a deadline are one blocking sleep: nothing else runs on the
+   * thread then. On, that wait is cut into slices of `SLICE_MS` with a turn of the event loop
+   * between them, so datagrams that arrive meanwhile are read at once (packets bridged to
+   * another call, which must not wait for the pacer), at the cost of a wake-up per slice and of
+   * the deadline moving by as long as their handling takes.
+   */
+  letIoIn: boolean;
+}
+
+interface PreciseTimer {
+  timeout: NodeJS.Timeout | null;
+  immediate: NodeJS.Immediate | null;
+}
+
+/** A scheduler of timers set `EARLY_MS` early and finished with a precise sleep; each thread makes its own. */
+export function createPreciseScheduler(): PreciseScheduler {
+  const scheduler: PreciseScheduler = {
+    letIoIn: false,
+    now: () => performance.now(),
+    setTimer: (callback, delayMs) => {
+      const deadline = performance.now() + delayMs;
+      const timer: PreciseTimer = { timeout: null, immediate: null };
+      const finish = (): void => {
+        timer.immediate = null;
+        if (!scheduler.letIoIn) {
+          sleepUntil(deadline);
+          return callback();
+        }
+        const left = deadline - performance.now();
+        if (left > 0) Atomics.wait(sleeper, 0, 0, Math.min(left, SLICE_MS));
+        if (performance.now() >= deadline) return callback();
+        // The check phase of the next turn, after its poll has read what arrived.
+        timer.immediate = setImmediate(finish);
+      };
+      timer.timeout = setTimeout(
+        () => {
+          timer.timeout = null;
+          if (scheduler.letIoIn) timer.immediate = setImmediate(finish);
+          else finish();
+        },
+        Math.max(0, delayMs - EARLY_MS),
+      );
+      return timer;
+    },
+    clearTimer: (handle) => {
+      const timer = handle as PreciseTimer;
+      if (timer.timeout) clearTimeout(timer.timeout);
+      if (timer.immediate) clearImmediate(timer.immediate);
+    },
+  };
+  return scheduler;
+}
+
+/** A shared scheduler with I/O held back during its waits. */
+export const preciseScheduler: PacerScheduler = createPreciseScheduler();
