@@ -3,6 +3,7 @@
  * Nothing else in the process reads `process.env`.
  */
 import { ConfigError, integer, text, type Env } from './config-values.js';
+import { loadRecordingsConfig, RECORDINGS_CONFIG_VARIABLES, type RecordingsConfig } from './recordings/recordings-config.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
 
 export { ConfigError };
@@ -66,6 +67,8 @@ export interface Config {
   readonly modelCatalog: string | null;
   /** Folder of pocketsphinx's English model (Debian's `pocketsphinx-en-us` by default). */
   readonly pocketsphinxModelDir: string;
+  /** Voicemail recordings: retention and the webhook that announces them. */
+  readonly recordings: RecordingsConfig;
   /** The SIP/RTP side. */
   readonly telephony: TelephonyConfig;
 }
@@ -131,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxLoopDelayMs: integer(env, 'SPRACHROHR_REALTIME_MAX_LOOP_DELAY_MS', 100, 10, 60_000),
     modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
     modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
+    recordings: loadRecordingsConfig(env),
     telephony: loadTelephonyConfig(env),
   };
 }
@@ -166,6 +170,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
+  ...RECORDINGS_CONFIG_VARIABLES,
   ...TELEPHONY_CONFIG_VARIABLES,
 ];
 
