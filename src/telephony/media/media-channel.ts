@@ -48,6 +48,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   /** The media thread stopped under this call. */
   private gone = false;
   private quality: Promise<CallQuality> | null = null;
+  /** The call this one is bridged to. */
+  private partner: MediaChannel | null = null;
   private resolveQuality: (quality: CallQuality) => void = () => undefined;
 
   /** Made by `MediaThread.open` once the ports are bound. */
@@ -105,9 +107,9 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
     this.out.send({ op: 'prompt', id: this.id, prompt: this.prompt, bargeIn });
   }
 
-  /** Queues our audio (PCM16 at {@link playbackRateHz}) for the prompt, in 20 ms frames; a partial frame waits for more. */
+  /** Queues our audio (PCM16 at {@link playbackRateHz}) for the prompt, in 20 ms frames; a partial frame waits for more. Bridged, it is dropped. */
   play(pcm: Int16Array): void {
-    if (this.closed || pcm.length === 0 || !this.encoder) return;
+    if (this.closed || this.partner || pcm.length === 0 || !this.encoder) return;
     this.send(this.encoder.encode(pcm));
   }
 
@@ -137,11 +139,46 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
     });
   }
 
-  /** Sends a key as RFC 4733 events (false when the caller did not offer them). */
+  /** Sends a key as RFC 4733 events (false when the caller did not offer them, or while bridged). */
   sendDtmf(key: string): boolean {
-    if (this.closed || this.media?.telephoneEvent == null) return false;
+    if (this.closed || this.partner || this.media?.telephoneEvent == null) return false;
     this.out.send({ op: 'dtmf', id: this.id, key });
     return true;
+  }
+
+  /**
+   * Joins this call's media to another's: each side's incoming audio (and RFC 4733 keys, where
+   * the other side takes them) goes out to the other at once, in the media thread, converted
+   * where the codecs differ. Prompts stop while bridged; each call still reports its caller's
+   * audio, keys and speech. A call already bridged elsewhere leaves that bridge first. The
+   * bridge runs once both calls have negotiated media, and ends when either is closed.
+   * @throws Error when `other` is this call or belongs to another media thread
+   */
+  bridge(other: MediaChannel): void {
+    if (other === this) throw new Error('a call cannot be bridged to itself');
+    if (other.out !== this.out) throw new Error('only calls of one media thread can be bridged');
+    if (this.closed || other.closed || this.partner === other) return;
+    this.unbridge();
+    other.unbridge();
+    this.partner = other;
+    other.partner = this;
+    this.encoder?.reset();
+    other.encoder?.reset();
+    this.out.send({ op: 'bridge', id: this.id, other: other.id });
+  }
+
+  /** Ends the bridge (both sides go back to prompts and listening). */
+  unbridge(): void {
+    const partner = this.partner;
+    if (!partner) return;
+    this.partner = null;
+    partner.partner = null;
+    if (!this.closed) this.out.send({ op: 'unbridge', id: this.id });
+  }
+
+  /** The call this one is bridged to, or null. */
+  get bridgedTo(): MediaChannel | null {
+    return this.partner;
   }
 
   /** A key that came by SIP INFO, reported like the others. */
@@ -202,6 +239,9 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
 
   private finish(): void {
     this.closed = true;
+    // The media thread ends the bridge with the call; the other call is free of it at once.
+    if (this.partner) this.partner.partner = null;
+    this.partner = null;
     for (const list of this.waiting.values()) for (const resolve of list) resolve(null);
     this.waiting.clear();
   }

@@ -56,6 +56,10 @@ export type MediaCommand =
   | { readonly op: 'stop'; readonly id: number }
   | { readonly op: 'dtmf'; readonly id: number; readonly key: string }
   | { readonly op: 'close'; readonly id: number }
+  /** Joins call `id`'s media to call `other`'s (each leaves any bridge it was in); prompts stop on both. */
+  | { readonly op: 'bridge'; readonly id: number; readonly other: number }
+  /** Ends call `id`'s bridge, for both calls. */
+  | { readonly op: 'unbridge'; readonly id: number }
   | { readonly op: 'pacing'; readonly request: number; readonly reset: boolean };
 
 /** Media thread → main thread. */

@@ -24,9 +24,11 @@ import { RtcpSession, type PeerReport } from '../rtp/rtcp.js';
 import { isRtcp, parseRtp, type RtpPacket } from '../rtp/rtp-packet.js';
 import { flags } from '../sdp/direction.js';
 import { CallerSource } from './caller-source.js';
+import type { BridgeableLeg } from './media-bridge.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import { PacketBuffer } from './packet-buffer.js';
 import type { RtpPorts } from './rtp-port-pool.js';
+import type { RtpForwarder } from './rtp-forwarder.js';
 
 export interface MediaSessionEvents {
   /** A key: from RFC 4733 events, or (without events) heard in the audio. */
@@ -47,8 +49,8 @@ const SPEECH_START_FRAMES = 3;
 const LATE_PACKETS = 50;
 
 /** The media of one call. */
-export class MediaSession extends EventEmitter<MediaSessionEvents> {
-  private media: CallMedia;
+export class MediaSession extends EventEmitter<MediaSessionEvents> implements BridgeableLeg {
+  private callMedia: CallMedia;
   // Per codec: made again when a re-INVITE changes the codec (see setUpCodec).
   private jitter!: JitterBuffer;
   private concealer!: LossConcealer;
@@ -76,8 +78,10 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   private readonly source: CallerSource;
   private readonly ssrc = Math.floor(Math.random() * 2 ** 32) >>> 0;
   private sequence = Math.floor(Math.random() * 65536);
-  /** Every packet of our stream is written here. */
+  /** Every packet of our stream is written here (prompts and, bridged, the other call's audio alike). */
   private readonly packet = new PacketBuffer();
+  /** While bridged: where what the caller sends goes, on arrival. */
+  private forwarder: RtpForwarder | null = null;
   private closed = false;
   /** The prompt being played, and what has become of it. */
   private prompt = { id: 0, bargeIn: false, ended: false, over: true, framesSent: 0, firstPacketAt: 0 };
@@ -97,7 +101,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     private readonly pacer: PacerClock,
   ) {
     super();
-    this.media = media;
+    this.callMedia = media;
     this.source = new CallerSource(media);
     this.setUpCodec();
     ports.rtp.on('message', (data, from) => this.receive(data, from));
@@ -105,9 +109,14 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     pacer.add(this.receiveTick);
   }
 
+  /** What the call negotiated now. */
+  get media(): CallMedia {
+    return this.callMedia;
+  }
+
   /** The rate of the caller's audio this session gives out: 8000 for G.711, 16000 for Opus. */
   get audioRateHz(): number {
-    return this.media.codec.name === 'opus' ? 16000 : 8000;
+    return this.callMedia.codec.name === 'opus' ? 16000 : 8000;
   }
 
   /** Samples of one 20 ms frame of the caller's audio. */
@@ -117,8 +126,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
 
   /** Takes a re-negotiated media description (hold, resume, codec change, new address). */
   update(media: CallMedia): void {
-    const codecChanged = media.codec.name !== this.media.codec.name || media.codec.payloadType !== this.media.codec.payloadType;
-    this.media = media;
+    const codecChanged = media.codec.name !== this.callMedia.codec.name || media.codec.payloadType !== this.callMedia.codec.payloadType;
+    this.callMedia = media;
     this.source.update(media);
     if (codecChanged) this.setUpCodec();
     else if ((media.telephoneEvent === null) !== (this.inband === null))
@@ -130,7 +139,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    * paced stream: the timestamp step differs), decoder, detectors at the audio rate.
    */
   private setUpCodec(): void {
-    const { codec, telephoneEvent } = this.media;
+    const { codec, telephoneEvent } = this.callMedia;
     // Audio already encoded for the old codec is dropped; whoever waits for it to play is told.
     const dropped = this.outgoing ? this.outgoing.queued > 0 : false;
     if (this.outgoing) {
@@ -171,9 +180,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.prompt = { id: prompt, bargeIn, ended: false, over: false, framesSent: 0, firstPacketAt: 0 };
   }
 
-  /** Queues encoded frames of prompt `prompt` (dropped when that prompt is over or the codec changed since). */
+  /** Queues encoded frames of prompt `prompt` (dropped when that prompt is over, the codec changed since, or the call is bridged). */
   enqueue(prompt: number, payloadType: number, run: FrameRun): void {
-    if (this.closed || prompt !== this.prompt.id || this.prompt.over || payloadType !== this.media.codec.payloadType) return;
+    if (this.closed || this.forwarder || prompt !== this.prompt.id || this.prompt.over || payloadType !== this.callMedia.codec.payloadType) return;
     // After a pause, the reply goes out in the clock's next slot rather than this call's own.
     const pausing = this.outgoing.queued === 0 && this.outgoing.idle;
     this.outgoing.enqueueRun(run);
@@ -204,26 +213,27 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.emit('played-out', this.prompt.id, { framesSent: this.prompt.framesSent, firstPacketAt: this.prompt.firstPacketAt, lastVoiceAt: this.lastVoiceAt });
   }
 
-  /** Sends a key as RFC 4733 events (or nothing when the caller did not offer them). */
+  /** Sends a key as RFC 4733 events (or nothing when the caller did not offer them, or while bridged: the other call's packets go out then). */
   sendDtmf(key: string): boolean {
-    if (this.media.telephoneEvent === null) return false;
-    for (const frame of dtmfEventFrames(key, { payloadType: this.media.telephoneEvent, samplesPerFrame: (this.media.codec.clockRate * 20) / 1000 }))
+    if (this.callMedia.telephoneEvent === null || this.forwarder) return false;
+    for (const frame of dtmfEventFrames(key, { payloadType: this.callMedia.telephoneEvent, samplesPerFrame: (this.callMedia.codec.clockRate * 20) / 1000 }))
       this.outgoing.enqueue(frame);
     return true;
   }
 
   /** A frame of ours, from the pacer. */
   private send(payload: Uint8Array, timestamp: number, marker: boolean, payloadType: number | undefined): void {
-    if (this.closed || !flags(this.media.direction).send) return;
+    if (this.closed || !flags(this.callMedia.direction).send) return;
     if (payloadType === undefined) {
       this.prompt.framesSent += 1;
       if (this.prompt.firstPacketAt === 0) this.prompt.firstPacketAt = absoluteNow();
     }
-    this.transmit(payload, payloadType ?? this.media.codec.payloadType, timestamp, marker);
+    this.transmit(payload, payloadType ?? this.callMedia.codec.payloadType, timestamp, marker);
   }
 
-  /** Sends one packet of our stream (our SSRC, the next sequence number) to where the caller's media comes from. */
-  private transmit(payload: Uint8Array, payloadType: number, timestamp: number, marker: boolean): void {
+  /** Sends one packet of our stream (our SSRC, the next sequence number) to where the caller's media comes from, unless its direction forbids. */
+  transmit(payload: Uint8Array, payloadType: number, timestamp: number, marker: boolean): void {
+    if (this.closed || !flags(this.callMedia.direction).send) return;
     this.sequence = (this.sequence + 1) & 0xffff;
     const packet = this.packet.write(payloadType, this.sequence, timestamp, this.ssrc, marker, payload);
     this.counters.packetsOut += 1;
@@ -234,6 +244,37 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.packet.sent(this.ports.rtp);
   }
 
+  /** Timestamp units of one 20 ms frame of our stream. */
+  private get frameTimestampStep(): number {
+    return (this.callMedia.codec.clockRate * 20) / 1000;
+  }
+
+  /**
+   * The timestamp our stream's next packet carries: the pacer's clock, which runs on while
+   * nothing is sent, or just after the last packet sent if that is ahead of it (forwarded
+   * packets follow the other caller's clock, which may run a little fast).
+   */
+  get streamTimestamp(): number {
+    const next = this.outgoing.nextTimestamp;
+    if (this.counters.packetsOut === 0 || ((next - this.lastTimestamp) | 0) > 0) return next;
+    return (this.lastTimestamp + this.frameTimestampStep) >>> 0;
+  }
+
+  /** Joins a bridge: the prompt stops, prompts and keys of ours are refused, and what the caller sends goes to `forwarder` as it arrives. */
+  joinBridge(forwarder: RtpForwarder): void {
+    if (this.closed) return;
+    this.forwarder = forwarder;
+    this.stopPlayback();
+  }
+
+  /** Leaves the bridge: prompts may play again, their timestamps after the last forwarded packet's. */
+  leaveBridge(): void {
+    this.forwarder = null;
+    if (this.closed) return;
+    const behind = (this.streamTimestamp - this.outgoing.nextTimestamp) | 0;
+    if (behind > 0) this.outgoing.shift(behind / this.frameTimestampStep);
+  }
+
   private receive(data: Buffer, from: dgram.RemoteInfo): void {
     if (this.closed) return;
     // Strict source: a packet from an address the call did not name is not read at all, so it
@@ -242,9 +283,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       this.counters.strangersDropped += 1;
       return;
     }
-    if (this.media.rtcpMux && isRtcp(data)) return this.receiveRtcp(data, null);
+    if (this.callMedia.rtcpMux && isRtcp(data)) return this.receiveRtcp(data, null);
     const packet = parseRtp(data);
-    if (!packet || (packet.payloadType !== this.media.codec.payloadType && packet.payloadType !== this.media.telephoneEvent)) {
+    if (!packet || (packet.payloadType !== this.callMedia.codec.payloadType && packet.payloadType !== this.callMedia.telephoneEvent)) {
       this.counters.garbageIn += 1;
       return;
     }
@@ -255,7 +296,9 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       return;
     }
     this.counters.packetsIn += 1;
-    if (packet.payloadType === this.media.telephoneEvent) {
+    // Bridged, the other caller hears this before anything else is done with it.
+    this.forwarder?.forward(packet);
+    if (packet.payloadType === this.callMedia.telephoneEvent) {
       const key = this.dtmfIn.push(packet);
       if (key) {
         this.bargeIn();
@@ -297,7 +340,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
       this.hear(this.concealer.conceal());
       return true;
     }
-    switch (this.media.codec.name) {
+    switch (this.callMedia.codec.name) {
       case 'PCMU':
         this.hear(this.concealer.process(decodeMulaw(out.payload, this.decoded)));
         break;
@@ -358,7 +401,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
     this.arrivalSsrc = packet.ssrc;
     this.arrivalSequence = packet.sequenceNumber;
     if (packet.payload.length !== this.frameSamples) return;
-    this.detectVoice(this.media.codec.name === 'PCMA' ? decodeAlaw(packet.payload, this.arrived) : decodeMulaw(packet.payload, this.arrived));
+    this.detectVoice(this.callMedia.codec.name === 'PCMA' ? decodeAlaw(packet.payload, this.arrived) : decodeMulaw(packet.payload, this.arrived));
   }
 
   /** One frame through the voice detector: when the caller last spoke, and whether speech starts (barge-in). */
@@ -379,7 +422,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
    * port + 1 by default, or where its own RTCP comes from).
    */
   private sendReport(): void {
-    if (this.media.direction === 'inactive') return;
+    if (this.callMedia.direction === 'inactive') return;
     const now = Date.now();
     const reception = this.jitter.reception();
     const report =
@@ -390,8 +433,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
             now,
           )
         : this.rtcp.receiverReport(reception, now);
-    const target = this.media.rtcpMux ? this.source.rtpTarget : this.source.rtcpDestination;
-    (this.media.rtcpMux ? this.ports.rtp : this.ports.rtcp).send(report, target.port, target.address);
+    const target = this.callMedia.rtcpMux ? this.source.rtpTarget : this.source.rtcpDestination;
+    (this.callMedia.rtcpMux ? this.ports.rtp : this.ports.rtcp).send(report, target.port, target.address);
   }
 
   /** Call quality for the log at the end: what we received, and what the caller said it received. */

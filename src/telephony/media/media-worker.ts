@@ -10,8 +10,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadWebRtcVad } from '../../../engine/vad/webrtc-vad.js';
 import { loadResampler } from '../../audio/resampler.js';
 import { PacerClock } from '../rtp/pacer.js';
-import { preciseScheduler } from '../rtp/precise-scheduler.js';
+import { createPreciseScheduler } from '../rtp/precise-scheduler.js';
 import { AudioBatch } from './audio-batch.js';
+import { BridgePairs } from './bridge-pairs.js';
 import { MediaSession } from './media-session.js';
 import type { CallMedia, MediaCommand, MediaEvent } from './media-protocol.js';
 import { MessageBatch } from './message-batch.js';
@@ -35,12 +36,20 @@ const out = new MessageBatch<MediaEvent>(port);
 const pool = new RtpPortPool(host, rtpPorts);
 const calls = new Map<number, CallSlot>();
 const audio = new AudioBatch();
+const scheduler = createPreciseScheduler();
 const pacer = new PacerClock({
-  scheduler: preciseScheduler,
+  scheduler,
   // Four 5 ms slots: a quarter of the calls per wake-up, and a reply after a pause waits at most 5 ms for its slot.
   phases: 4,
   onError: (error) => report(null, error),
 });
+
+// While calls are bridged, their packets are read during the pacer's precise waits too: each
+// would otherwise wait up to the scheduler's early margin before it goes on to the other call.
+const bridges = new BridgePairs(
+  (id) => calls.get(id)?.session ?? null,
+  (running) => (scheduler.letIoIn = running > 0),
+);
 
 function report(id: number | null, error: unknown): void {
   const failure = error instanceof Error ? error : new Error(String(error));
@@ -70,9 +79,11 @@ function negotiated(id: number, slot: CallSlot, media: CallMedia): void {
   session.on('dtmf', (key, via) => out.send({ ev: 'dtmf', id, key, via }));
   session.on('speech-start', () => out.send({ ev: 'speech-start', id }));
   session.on('played-out', (prompt, playout) => out.send({ ev: 'played-out', id, prompt, report: playout }));
+  bridges.started(id);
 }
 
 function close(id: number, slot: CallSlot): void {
+  bridges.leave(id);
   calls.delete(id);
   const quality = slot.session?.quality() ?? {};
   if (slot.session) slot.session.close();
@@ -87,6 +98,8 @@ function handle(command: MediaCommand): void {
     if (command.reset) pacer.resetStats();
     return;
   }
+  if (command.op === 'bridge') return calls.has(command.id) && calls.has(command.other) ? bridges.join(command.id, command.other) : undefined;
+  if (command.op === 'unbridge') return bridges.leave(command.id);
   const slot = calls.get(command.id);
   if (!slot) return;
   const session = slot.session;
