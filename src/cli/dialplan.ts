@@ -1,28 +1,46 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { DialplanError, parseDialplan } from '../dialplan/dialplan-loader.js';
+import { checkDialplan, DialplanError } from '../dialplan/dialplan-loader.js';
+import { simulateCommand } from './dialplan-simulate.js';
 import { CommandFailure } from './command-failure.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr dialplan`. */
-export const DIALPLAN_HELP = `sprachrohr dialplan — check call flows before they go live
+export const DIALPLAN_HELP = `sprachrohr dialplan — check and try call flows before they go live
 
 Usage: sprachrohr dialplan check FILE [FILE...]
+       sprachrohr dialplan simulate FILE [--number N] [--caller C] [--at ISO-DATETIME]
+                                         [--transfer answer|busy|no-answer|refuse]
 
-Checks each dialplan file as the gateway does at start: YAML syntax, the schema, catalog
-voices and languages, goto targets, and numbers routed twice across the files given.
-Prints "FILE: ok (N routes)" for each good file and each problem as FILE:LINE:COLUMN: message
-on standard error. Exit 0 when every file is valid, 1 otherwise.
+check     checks each file as the gateway does: YAML syntax, the schema, catalog voices,
+          languages and dialects, the steps each step names, loops in which nothing listens,
+          and numbers routed twice across the files given. Prints "FILE: ok (N routes)" for
+          each good file, each problem as FILE:LINE:COLUMN: message on standard error, and
+          steps nothing reaches as FILE:LINE:COLUMN: warning: …. Exit 0 when every file is
+          valid (warnings allowed), 1 otherwise.
+
+simulate  runs a call through the route for --number (default: the route for any number) in
+          the terminal, no phone or network. The caller's side comes from standard input,
+          one line at a time:
+            dtmf 12#    presses keys          silence   lets a timeout pass
+            hangup      hangs up              any other line is what the caller says
+          What happens is printed one event a line: "< TEXT" for each prompt as spoken
+          (after dialect rendering), "-> transfer TARGET", "-> record", "-> hangup".
+          --at fixes the clock (opening hours), e.g. 2026-12-24T14:00:00+01:00; --transfer
+          says how a transfer target answers (default answer). --caller sets {{caller}}.
+          Exit 0 when the call ends normally, 1 when it fails or passes max_turns.
 `;
 
 /** Runs `sprachrohr dialplan`; returns what to print, or fails naming every problem. */
 export async function dialplanCommand(argv: string[]): Promise<string> {
+  if (argv[0] === 'simulate') return simulateCommand(argv.slice(1));
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
   const [action, ...files] = positionals;
-  if (action !== 'check') throw new UsageError(action ? `unknown action "${action}"; the action is check` : 'give an action: check');
+  if (action !== 'check') throw new UsageError(action ? `unknown action "${action}"; the actions are check and simulate` : 'give an action: check or simulate');
   if (files.length === 0) throw new UsageError('give the dialplan files to check');
   const good: string[] = [];
   const problems: string[] = [];
+  const warnings: string[] = [];
   // Where each number is routed, to find a number routed twice across the files.
   const routedIn = new Map<string, string>();
   for (const file of files) {
@@ -34,7 +52,9 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
       continue;
     }
     try {
-      const routes = parseDialplan(file, text);
+      const checked = checkDialplan(file, text);
+      const routes = checked.routes;
+      warnings.push(...checked.warnings.map((warning) => warning.message));
       const twice = routes.filter((route) => routedIn.has(route.number));
       for (const route of twice) problems.push(`${file}:0:0: the number ${route.number} is routed twice (also in ${routedIn.get(route.number)})`);
       for (const route of routes) if (!routedIn.has(route.number)) routedIn.set(route.number, file);
@@ -44,6 +64,7 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
       problems.push(error.message);
     }
   }
+  if (warnings.length > 0) process.stderr.write(`${warnings.join('\n')}\n`);
   if (problems.length > 0) {
     // Problems go to standard error one per line, in the FILE:LINE:COLUMN form editors jump to.
     if (good.length > 0) process.stdout.write(`${good.join('\n')}\n`);

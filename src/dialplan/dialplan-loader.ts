@@ -1,15 +1,19 @@
 /**
- * Loads `dialplans/*.yaml` at start: YAML syntax, the schema, catalog voices and languages,
- * `goto` targets and duplicate routes are all checked, and the first problem stops the start
- * with the file, line and column where it is.
+ * Loads `dialplans/*.yaml`: YAML syntax, the schema, catalog voices, languages and dialects,
+ * the steps every step names, loops that never wait for the caller and duplicate routes are
+ * all checked, and the first problem is reported with the file, line and column where it is.
+ * Steps nothing reaches are warnings.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { findLanguage } from '../catalog/languages.js';
 import { findVoice } from '../catalog/voices.js';
-import { DialplanFileSchema, DialplanRouteSchema, DialplanStepSchema, type DialplanFile, type DialplanRoute, type DialplanStep } from './dialplan-schema.js';
+import { DialplanFileSchema, DialplanRouteSchema, STEP_SCHEMAS, type DialplanFile, type DialplanRoute } from './dialplan-schema.js';
+import { analyseFlow, referencesOf } from './flow-analysis.js';
+import { stepProblems } from './step-checks.js';
+import { STEP_KINDS, type StepKind } from './step-kinds.js';
 
 /** A problem in a dialplan file, with where it is. */
 export class DialplanError extends Error {
@@ -29,21 +33,13 @@ export interface LoadedRoute extends DialplanRoute {
   readonly file: string;
 }
 
-const STEP_KINDS = ['answer', 'say', 'listen', 'hangup', 'goto'] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
-
-/** The kind of a step (the one of its keys that names an action). */
-export function stepKind(step: DialplanStep): StepKind {
-  return STEP_KINDS.find((kind) => kind in step)!;
-}
+export { stepKind, type StepKind } from './step-kinds.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 // Files and routes are checked level by level, so an error is reported where it is.
 const validateFileShell = ajv.compile({ ...DialplanFileSchema, properties: { ...DialplanFileSchema.properties, routes: { type: 'array', minItems: 1 } } });
 // Steps are checked one kind at a time: an error against the union would name every kind.
-const stepValidators = new Map<StepKind, ValidateFunction>(
-  STEP_KINDS.map((kind) => [kind, ajv.compile(DialplanStepSchema.anyOf.find((schema) => kind in schema.properties)!)]),
-);
+const stepValidators = new Map<StepKind, ValidateFunction>(STEP_KINDS.map((kind) => [kind, ajv.compile(STEP_SCHEMAS[kind])]));
 const validateRouteShell = ajv.compile({
   ...DialplanRouteSchema,
   properties: { ...DialplanRouteSchema.properties, steps: { type: 'array', minItems: 1, maxItems: 200 } },
@@ -51,7 +47,11 @@ const validateRouteShell = ajv.compile({
 
 /** Every route of every dialplan, and the choice of route for a called number. */
 export class Dialplans {
-  constructor(readonly routes: readonly LoadedRoute[]) {}
+  constructor(
+    readonly routes: readonly LoadedRoute[],
+    /** What the files allow but is probably a mistake (steps nothing reaches). */
+    readonly warnings: readonly DialplanError[] = [],
+  ) {}
 
   /** The route for a called number: an exact number first, then the longest prefix, then `*`. */
   route(calledNumber: string): LoadedRoute | null {
@@ -72,21 +72,44 @@ export async function loadDialplans(directory: string): Promise<Dialplans> {
     throw new DialplanError(directory, 0, 0, `the dialplan folder cannot be read: ${(error as Error).message}`);
   }
   const routes: LoadedRoute[] = [];
+  const warnings: DialplanError[] = [];
   const seen = new Map<string, string>();
   for (const name of names) {
     const file = path.join(directory, name);
-    for (const route of parseDialplan(file, await fs.readFile(file, 'utf8'))) {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (error) {
+      throw new DialplanError(file, 0, 0, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const checked = checkDialplan(file, text);
+    warnings.push(...checked.warnings);
+    for (const route of checked.routes) {
       const earlier = seen.get(route.number);
       if (earlier) throw new DialplanError(file, 0, 0, `the number ${route.number} is routed twice (also in ${earlier})`);
       seen.set(route.number, file);
       routes.push(route);
     }
   }
-  return new Dialplans(routes);
+  return new Dialplans(routes, warnings);
 }
 
-/** Parses and checks one dialplan file's text. */
+/** Parses and checks one dialplan file's text; its warnings are dropped (see {@link checkDialplan}). */
 export function parseDialplan(file: string, text: string): LoadedRoute[] {
+  return checkDialplan(file, text).routes;
+}
+
+/** A checked file: its routes, and what is allowed but probably a mistake (steps nothing reaches). */
+export interface CheckedDialplan {
+  readonly routes: LoadedRoute[];
+  readonly warnings: DialplanError[];
+}
+
+/**
+ * Parses and checks one dialplan file's text.
+ * @throws DialplanError at the first problem
+ */
+export function checkDialplan(file: string, text: string): CheckedDialplan {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = (pathParts: ReadonlyArray<string | number>, problem: string): DialplanError => {
@@ -101,7 +124,7 @@ export function parseDialplan(file: string, text: string): LoadedRoute[] {
   const data = document.toJS() as unknown;
   const failure = (validate: ValidateFunction, value: unknown, base: ReadonlyArray<string | number>): DialplanError | null => {
     if (validate(value)) return null;
-    const error = validate.errors![0]!;
+    const error = mostTelling(validate.errors!);
     const where = [
       ...base,
       ...error.instancePath
@@ -113,19 +136,30 @@ export function parseDialplan(file: string, text: string): LoadedRoute[] {
       const field = (error.params as { additionalProperty: string }).additionalProperty;
       return at([...where, field], `unknown field ${JSON.stringify(field)}`);
     }
-    const detail = `${error.instancePath.split('/').pop() || 'the file'} ${error.message}`;
-    return at(where, detail);
+    const field = error.instancePath.split('/').pop() || 'the file';
+    // A choice of fixed words (mode: auto | refer | bridge) fails as one "const" error per word.
+    const choices = validate.errors!.filter((other) => other.keyword === 'const' && other.instancePath === error.instancePath);
+    if (error.keyword === 'const' && choices.length > 1)
+      return at(where, `${field} must be one of ${choices.map((choice) => (choice.params as { allowedValue: unknown }).allowedValue).join(', ')}`);
+    return at(where, `${field} ${error.message}`);
   };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw at([], 'a dialplan is a mapping with name and routes');
   const fileProblem = failure(validateFileShell, data, []);
   if (fileProblem) throw fileProblem;
   const plan = data as DialplanFile;
-  return plan.routes.map((route, routeIndex) => {
+  const warnings: DialplanError[] = [];
+  const routes = plan.routes.map((route, routeIndex) => {
     const base = ['routes', routeIndex];
     const routeProblem = failure(validateRouteShell, route, base);
     if (routeProblem) throw routeProblem;
     if (!findLanguage(route.language)) throw at([...base, 'language'], `unknown language ${JSON.stringify(route.language)}`);
     if (!findVoice(route.voice)) throw at([...base, 'voice'], `unknown voice ${JSON.stringify(route.voice)}`);
+    const language = findLanguage(route.language)!;
+    if (route.dialect !== undefined && !language.dialects.some((dialect) => dialect.id === route.dialect))
+      throw at(
+        [...base, 'dialect'],
+        `${language.code} has no dialect ${JSON.stringify(route.dialect)} (it has ${language.dialects.map((d) => d.id).join(', ')})`,
+      );
     const ids = new Set<string>();
     route.steps.forEach((step, stepIndex) => {
       const where = [...base, 'steps', stepIndex];
@@ -137,17 +171,34 @@ export function parseDialplan(file: string, text: string): LoadedRoute[] {
         if (ids.has(step.id)) throw at([...where, 'id'], `step id ${JSON.stringify(step.id)} is used twice`);
         ids.add(step.id);
       }
-      const voiced = 'say' in step ? step.say : 'listen' in step ? step.listen : null;
-      if (voiced && 'voice' in voiced && voiced.voice !== undefined && !findVoice(voiced.voice))
-        throw at([...where, kinds[0]!, 'voice'], `unknown voice ${JSON.stringify(voiced.voice)}`);
-      if (voiced?.language !== undefined && !findLanguage(voiced.language))
-        throw at([...where, kinds[0]!, 'language'], `unknown language ${JSON.stringify(voiced.language)}`);
+      const problem = stepProblems(step, route)[0];
+      if (problem) throw at([...where, ...problem.field], problem.message);
     });
     route.steps.forEach((step, stepIndex) => {
-      if ('goto' in step && !ids.has(step.goto)) throw at([...base, 'steps', stepIndex, 'goto'], `goto names no step: ${JSON.stringify(step.goto)}`);
+      for (const reference of referencesOf(step))
+        if (!ids.has(reference.target))
+          throw at([...base, 'steps', stepIndex, ...reference.field], `${reference.field.at(-1)} names no step: ${JSON.stringify(reference.target)}`);
     });
+    const flow = analyseFlow(route.steps);
+    if (flow.spinningLoop !== null)
+      throw at(
+        [...base, 'steps', flow.spinningLoop],
+        'this step closes a loop in which no step listens (listen, menu, gather or record): the call would go round without the caller',
+      );
+    for (const index of flow.unreachable) warnings.push(at([...base, 'steps', index], `warning: step ${index + 1} is never reached`));
     return { ...route, file };
   });
+  return { routes, warnings };
+}
+
+/**
+ * The error to report of those a failed check lists: a value of several allowed shapes (a
+ * string or an object of tests) fails once per shape, and the one deepest in the value, an
+ * unknown field first, says best what is wrong.
+ */
+function mostTelling(errors: readonly ErrorObject[]): ErrorObject {
+  const depth = (error: ErrorObject): number => error.instancePath.split('/').length + (error.keyword === 'additionalProperties' ? 1 : 0);
+  return errors.filter((error) => error.keyword !== 'anyOf').reduce((best, error) => (depth(error) > depth(best) ? error : best), errors[0]!);
 }
 
 /** Line and column of the node at a path (or of its nearest ancestor that exists). */

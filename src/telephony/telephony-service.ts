@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
-import { loadDialplans, type Dialplans } from '../dialplan/dialplan-loader.js';
+import { DialplanLibrary } from '../dialplan/dialplan-library.js';
 import type { CallDialog } from './call/call-dialog.js';
 import { CallSession, type CallUsage } from './call/call-session.js';
 import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
@@ -43,7 +43,7 @@ export class TelephonyService {
     private readonly signalling: Signalling,
     private readonly admission: CallAdmission,
     private readonly media: MediaThread,
-    private readonly dialplans: Dialplans,
+    private readonly dialplans: DialplanLibrary,
     private readonly config: TelephonyConfig,
     private readonly engines: EngineRegistry,
     private readonly logger: Logger,
@@ -53,11 +53,11 @@ export class TelephonyService {
   }
 
   /**
-   * Loads the dialplans (a bad one stops the start, with file and line), binds the SIP
-   * listeners (or connects to drachtio-server) and starts taking calls.
+   * Loads the dialplans (a bad one stops the start, with file and line) and follows their
+   * changes, binds the SIP listeners (or connects to drachtio-server) and starts taking calls.
    */
   static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, timers?: SipTimers): Promise<TelephonyService> {
-    const dialplans = await loadDialplans(config.dialplansDir);
+    const dialplans = await DialplanLibrary.open(config.dialplansDir, logger);
     const admission = new CallAdmission({
       allow: config.allow,
       ...(config.digest ? { digest: config.digest } : {}),
@@ -67,7 +67,9 @@ export class TelephonyService {
     const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
     await media.start();
     try {
-      return await TelephonyService.signal(config, engines, logger, admission, media, dialplans, timers);
+      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, timers);
+      dialplans.watch();
+      return service;
     } catch (error) {
       await media.close();
       throw error;
@@ -81,10 +83,10 @@ export class TelephonyService {
     logger: Logger,
     admission: CallAdmission,
     media: MediaThread,
-    dialplans: Dialplans,
+    dialplans: DialplanLibrary,
     timers?: SipTimers,
   ): Promise<TelephonyService> {
-    const routes = dialplans.routes.map((route) => route.number);
+    const routes = dialplans.current.routes.map((route) => route.number);
     if (config.drachtio) {
       const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
       logger.info({ drachtio: drachtio.target, routes }, 'taking calls');
@@ -134,7 +136,7 @@ export class TelephonyService {
 
   /** Runs an admitted call's route: a media port, a call session, its counters. */
   private take(dialog: CallDialog, source: SipPeer): void {
-    const route = this.dialplans.route(dialog.calledUser ?? '');
+    const route = this.dialplans.current.route(dialog.calledUser ?? '');
     if (!route) {
       dialog.reject(404);
       return;
@@ -191,5 +193,11 @@ export class TelephonyService {
     if (this.signalling.kind === 'embedded') await this.signalling.endpoint.close();
     else await this.signalling.drachtio.close();
     await this.media.close();
+    await this.dialplans.close();
+  }
+
+  /** The dialplans new calls are routed by (reloaded when the folder changes). */
+  get dialplanLibrary(): DialplanLibrary {
+    return this.dialplans;
   }
 }

@@ -65,9 +65,18 @@ describe('sprachrohr dialplan check', () => {
     expect(result.stdout).toContain('good.yaml: ok (1 route)');
   });
 
+  it('warns of steps nothing reaches, and still passes the file', async () => {
+    const file = path.join(dir, 'unreached.yaml');
+    await fs.writeFile(file, GOOD.replace('"100"', '"300"').replace('      - hangup: {}\n', '      - hangup: {}\n      - say: { text: "Nie" }\n'));
+    const result = await runCli(['dialplan', 'check', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('unreached.yaml: ok (1 route)');
+    expect(result.stderr.trim()).toBe(`${file}:11:9: warning: step 4 is never reached`);
+  });
+
   it('refuses a missing action or file list with usage help', async () => {
     expect((await runCli(['dialplan'])).code).toBe(2);
     expect((await runCli(['dialplan', 'check'])).stderr).toContain('give the dialplan files to check');
-    expect((await runCli(['dialplan', 'lint', 'x.yaml'])).stderr).toContain('unknown action "lint"');
+    expect((await runCli(['dialplan', 'lint', 'x.yaml'])).stderr).toContain('unknown action "lint"; the actions are check and simulate');
   });
 });

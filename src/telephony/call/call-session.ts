@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../../engine/registry.js';
-import { DIALPLAN_DEFAULTS } from '../../dialplan/dialplan-defaults.js';
+import type { NewRecording } from '../../recordings/recording.js';
 import type { LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import type { CallMedia } from '../media/media-protocol.js';
@@ -19,7 +19,11 @@ import { parseOffer } from '../sdp/parse-offer.js';
 import type { RemoteDescription } from '../sdp/remote-description.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
-import { runStep, type StepContext } from './steps/index.js';
+import { runRoute } from '../../dialplan/run-route.js';
+import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest } from '../../dialplan/steps/step-context.js';
+import { listenForCaller, speakPrompt } from './call-turns.js';
+import { abortableDelay } from './abortable-delay.js';
+import { captureMessage, type CapturedMessage } from './call-recording.js';
 import type { CallCodec } from '../telephony-config.js';
 
 /** What a call reports as it goes. */
@@ -54,11 +58,20 @@ export interface CallServices {
   /** Our media address for SDP. */
   readonly mediaAddress: string;
   readonly codecs: readonly CallCodec[];
+  /** Where voicemails go (the recordings of `GET /v1/recordings`). */
+  readonly recordings?: RecordingSink;
+}
+
+/** What keeps voicemails: it stores (and transcribes) a message and names it. */
+export interface RecordingSink {
+  save(message: NewRecording): Promise<{ readonly id: string }>;
 }
 
 const SDP = 'application/sdp';
 /** Caller audio kept for a listen that follows a barge-in (its first words). */
 const PREROLL_FRAMES = 50;
+/** Keys typed ahead that wait for the next listen; older ones are dropped beyond this. */
+const TYPE_AHEAD_KEYS = 32;
 
 /** One call from answer to hangup. */
 export class CallSession extends EventEmitter<CallSessionEvents> {
@@ -72,6 +85,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The last description we sent (answer, or our offer). */
   private lastAnswer: string | null = null;
   private readonly vars: Record<string, string>;
+  /** The call's voice and language now: the route's until a `language` step changes it. */
+  private voice: CallVoice;
+  /** Keys pressed while no listen was running, for the next one (type-ahead). */
+  private typedAhead = '';
+  private listening = false;
   private readonly logger: Logger;
   private readonly preroll = new FrameRing(PREROLL_FRAMES);
   private held = false;
@@ -88,7 +106,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   ) {
     super();
     this.logger = services.logger.child({ callId: dialog.callId });
-    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: dialog.calledUser ?? '' };
+    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: dialog.calledUser ?? '', language: route.language };
+    this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
     dialog.on('ended', (reason) => this.end(reason));
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
     dialog.on('info', (info) => {
@@ -118,21 +137,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** Runs the route's steps until a hangup, the last step, the turn limit, or the caller leaving. */
   async run(): Promise<void> {
-    const steps = this.route.steps;
-    const maxTurns = this.route.max_turns ?? DIALPLAN_DEFAULTS.route.max_turns;
-    const context = this.stepContext();
-    let turns = 0;
     try {
-      for (let index = 0; index < steps.length && !this.signal.aborted && !this.dialog.ended; index++) {
-        const outcome = await runStep(steps[index]!, context);
-        if (outcome.next === 'end') break;
-        if (outcome.next === 'goto') {
-          turns += 1;
-          if (turns > maxTurns) break;
-          // The loader checked that every goto names a step of its route.
-          index = steps.findIndex((candidate) => candidate.id === outcome.target) - 1;
-        }
-      }
+      const end = await runRoute(this.stepContext());
+      this.logger.debug({ end }, 'route done');
     } catch (error) {
       if (!this.signal.aborted) this.logger.error({ err: error }, 'call step failed');
     } finally {
@@ -140,34 +147,105 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
   }
 
-  /** The call as its steps see it (steps/step-context.ts). */
+  /** The call as its steps see it (dialplan/steps/step-context.ts). */
   private stepContext(): StepContext {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's accessors read and write the call's voice
+    const call = this;
     return {
       route: this.route,
-      services: this.services,
       signal: this.signal,
       logger: this.logger,
       vars: this.vars,
-      answer: () => this.answer(),
-      earlyMedia: () => this.earlyMedia(),
+      get voice(): CallVoice {
+        return call.voice;
+      },
+      set voice(voice: CallVoice) {
+        call.voice = voice;
+      },
+      now: () => new Date(),
       fill: (text) => this.fill(text),
-      takePreroll: () => this.preroll.take(),
-      meter: ({ ttsSeconds = 0, sttSeconds = 0 }) => {
-        this.ttsSeconds += ttsSeconds;
-        this.sttSeconds += sttSeconds;
-      },
-      report: (event) => {
-        if ('turnLatencyMs' in event) {
-          this.logger.info({ turnLatencyMs: Math.round(event.turnLatencyMs) }, 'turn');
-          this.emit('turn-latency', event.turnLatencyMs);
-        } else if ('bargeInHeardSeconds' in event) {
-          this.logger.info({ heardSeconds: event.bargeInHeardSeconds }, 'barge-in');
-          this.emit('barge-in', event.bargeInHeardSeconds);
-        } else {
-          this.emit('transcript', event.transcript);
-        }
-      },
+      answer: () => this.answer(),
+      say: (prompt) => this.say(prompt),
+      pause: (ms) => abortableDelay(ms, this.signal),
+      listen: (request) => this.listen(request),
+      record: (request) => this.record(request),
+      transfer: (request) => this.transfer(request),
+      hangup: (reason) => this.hangup(reason),
     };
+  }
+
+  /** Speaks a prompt; meters it and reports the turn's latency and a barge-in. */
+  private async say(prompt: Parameters<StepContext['say']>[0]): Promise<{ interrupted: boolean }> {
+    const media = await this.earlyMedia();
+    const started = performance.now();
+    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, this.signal);
+    this.ttsSeconds += outcome.synthesisedSeconds;
+    const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
+    const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
+    if (heardLast > 0 && firstPacket > 0 && heardLast < started) {
+      const turnLatencyMs = firstPacket - heardLast;
+      this.logger.info({ turnLatencyMs: Math.round(turnLatencyMs) }, 'turn');
+      this.emit('turn-latency', turnLatencyMs);
+    }
+    if (outcome.interrupted) {
+      this.logger.info({ heardSeconds: outcome.playedSeconds }, 'barge-in');
+      this.emit('barge-in', outcome.playedSeconds);
+    }
+    return { interrupted: outcome.interrupted };
+  }
+
+  /** Listens for speech and keys; keys typed ahead count first, and what is left waits for the next listen. */
+  private async listen(request: ListenRequest): ReturnType<StepContext['listen']> {
+    const media = await this.earlyMedia();
+    const typedAhead = this.typedAhead;
+    this.typedAhead = '';
+    this.listening = true;
+    try {
+      const outcome = await listenForCaller(
+        media,
+        this.services.engines,
+        this.route.engines ?? 'live',
+        { ...request, preroll: this.preroll.take(), typedAhead },
+        this.signal,
+      );
+      this.typedAhead = outcome.rest + this.typedAhead;
+      this.sttSeconds += outcome.audioSeconds;
+      if (outcome.heard) this.emit('transcript', outcome.heard);
+      return outcome;
+    } finally {
+      this.listening = false;
+    }
+  }
+
+  /** Takes a voicemail and hands it to the recording store; nothing is stored when the caller said nothing. */
+  private async record(request: RecordRequest): ReturnType<StepContext['record']> {
+    const media = await this.earlyMedia();
+    // Keys during the message are the finishing key or noise, not type-ahead for a later menu.
+    this.listening = true;
+    let message: CapturedMessage;
+    try {
+      message = await captureMessage(media, request, this.signal);
+    } finally {
+      this.listening = false;
+    }
+    const seconds = Math.round((message.pcm.length / message.sampleRateHz) * 100) / 100;
+    if (!message.spoke || message.endedBy === 'no_input') return { recordingId: null, seconds: 0, endedBy: message.endedBy };
+    if (!this.services.recordings) throw new Error('no recording store');
+    const saved = await this.services.recordings.save({
+      callId: this.dialog.callId,
+      route: this.route.number,
+      caller: this.vars['caller']!,
+      called: this.vars['called']!,
+      language: this.voice.language,
+      pcm: message.pcm,
+      sampleRateHz: message.sampleRateHz,
+      endedBy: message.endedBy,
+    });
+    return { recordingId: saved.id, seconds, endedBy: message.endedBy };
+  }
+
+  private async transfer(request: TransferRequest): ReturnType<StepContext['transfer']> {
+    throw new Error(`transfer ${JSON.stringify(request)}`);
   }
 
   /** Fills `{{name}}` placeholders; values are escaped inside markup. */
@@ -245,6 +323,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     channel.negotiated(media);
     channel.on('dtmf', (key) => {
       this.logger.info({ key }, 'dtmf');
+      if (!this.listening) this.typedAhead = (this.typedAhead + key).slice(-TYPE_AHEAD_KEYS);
       this.emit('dtmf', key);
     });
     channel.on('audio', (pcm) => this.preroll.push(pcm));
@@ -284,8 +363,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
   }
 
-  /** Ends the call from our side (BYE, or 480 while ringing). */
-  async hangup(): Promise<void> {
+  /** Ends the call from our side (BYE, or 480 while ringing), with a reason for the log and the BYE. */
+  async hangup(reason?: string): Promise<void> {
+    if (reason !== undefined) this.logger.info({ reason }, 'hanging up');
     if (!this.dialog.ended) await this.dialog.hangup();
     this.end('hangup');
   }

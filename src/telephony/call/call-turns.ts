@@ -12,6 +12,8 @@ import { RecognitionSession } from '../../speech/recognition-session.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
 import { DIALPLAN_DEFAULTS } from '../../dialplan/dialplan-defaults.js';
+import { takeKeys } from '../../dialplan/key-entry.js';
+import type { ListenOutcome, ListenRequest } from '../../dialplan/steps/step-context.js';
 
 /** Which engines a route uses: the live ones, or the synthetic ones (load tests, sandboxes). */
 export type RouteEngines = 'live' | 'synthetic';
@@ -119,31 +121,12 @@ function pcmOf(bytes: Buffer): Int16Array {
   return new Int16Array(copy.buffer);
 }
 
-/** What a listen step heard. */
-export interface ListenOutcome {
-  /** The final transcript, or '' when nothing was understood. */
-  readonly heard: string;
-  readonly digits: string;
-  /** `busy`: every recogniser was taken, and the step did not take keys either. */
-  readonly reason: 'speech' | 'digits' | 'timeout' | 'max' | 'ended' | 'busy';
-  /** Speech was asked for but no recogniser was free (the step listened for keys only, if at all). */
-  readonly recogniserBusy: boolean;
-  /** Seconds of caller audio the recogniser heard. */
-  readonly audioSeconds: number;
-}
-
-export interface ListenRequest {
-  readonly speech: boolean;
-  readonly dtmf: boolean;
-  readonly language: string;
-  readonly vocabulary: readonly string[];
-  readonly timeoutMs: number;
-  readonly maxMs: number;
-  readonly maxDigits: number;
-  /** Silence that ends the caller's turn; {@link LISTEN_END_SILENCE_MS} when absent. */
-  readonly endSilenceMs?: number;
+/** A listen on the phone: the step's request, the audio and keys from before it. */
+export interface PhoneListenRequest extends ListenRequest {
   /** Caller audio from just before the step (a barge-in's first words), fed first. */
   readonly preroll: readonly Int16Array[];
+  /** Keys pressed since the last listen (type-ahead), taken first. */
+  readonly typedAhead: string;
 }
 
 /**
@@ -153,17 +136,22 @@ export interface ListenRequest {
 export const LISTEN_END_SILENCE_MS: number = DIALPLAN_DEFAULTS.listen.end_silence_ms;
 
 /**
- * Listens until the caller has said something (a final transcript), pressed enough keys, said
- * nothing for `timeoutMs`, or `maxMs` passed. When every recogniser is busy the call goes on:
- * the step listens for keys only, or (taking no keys) ends at once as `busy`.
+ * Listens until the caller has said something (a final transcript), pressed enough keys or the
+ * finishing key, paused between keys for `interDigitTimeoutMs`, said nothing for `timeoutMs`,
+ * or `maxMs` passed. Keys typed ahead count first; those a complete entry leaves over are
+ * returned in `rest`. When every recogniser is busy the call goes on: the step listens for keys
+ * only, or (taking no keys) ends at once as `busy`.
  */
 export async function listenForCaller(
   media: MediaChannel,
   engines: EngineRegistry,
   choice: RouteEngines,
-  request: ListenRequest,
+  request: PhoneListenRequest,
   callSignal: AbortSignal,
-): Promise<ListenOutcome> {
+): Promise<ListenOutcome & { readonly rest: string }> {
+  const ahead = request.dtmf ? takeKeys(request.typedAhead, request.maxDigits, request.finishOnKey) : null;
+  if (ahead?.complete)
+    return { heard: '', digits: ahead.digits, reason: ahead.finished ? 'finished' : 'digits', audioSeconds: 0, recogniserBusy: false, rest: ahead.rest };
   const engine: SttEngine | null = !request.speech ? null : choice === 'synthetic' ? engines.sandbox.sttStream : engines.live.stt.engineFor(request.language);
   if (request.speech && !engine) throw new Error(`no recogniser for ${request.language} is installed; see sprachrohr models`);
   const controller = new AbortController();
@@ -187,11 +175,11 @@ export async function listenForCaller(
   }
   if (recogniserBusy && !request.dtmf) {
     callSignal.removeEventListener('abort', stopAll);
-    return { heard: '', digits: '', reason: 'busy', audioSeconds: 0, recogniserBusy };
+    return { heard: '', digits: '', reason: 'busy', audioSeconds: 0, recogniserBusy, rest: request.typedAhead };
   }
-  let digits = '';
+  let digits = ahead?.digits ?? '';
   let heardSpeech = false;
-  return await new Promise<ListenOutcome>((resolve) => {
+  return await new Promise((resolve) => {
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
     const finish = (heard: string, reason: ListenOutcome['reason']): void => {
@@ -202,18 +190,26 @@ export async function listenForCaller(
       media.off('dtmf', onKey);
       media.off('speech-start', onSpeech);
       callSignal.removeEventListener('abort', onEnded);
+      callSignal.removeEventListener('abort', stopAll);
       const audioSeconds = session?.audioSeconds ?? 0;
       session?.close();
       controller.abort();
-      resolve({ heard, digits, reason, audioSeconds, recogniserBusy });
+      resolve({ heard, digits, reason, audioSeconds, recogniserBusy, rest: '' });
     };
+    let interDigit: NodeJS.Timeout | null = null;
     const onAudio = (pcm: Int16Array): void => {
       if (!settled && session) session.write(pcm);
     };
     const onKey = (key: string): void => {
-      if (!request.dtmf) return;
+      if (!request.dtmf || settled) return;
+      if (key === request.finishOnKey) return finish('', 'finished');
       digits += key;
-      if (digits.length >= request.maxDigits) finish('', 'digits');
+      if (digits.length >= request.maxDigits) return finish('', 'digits');
+      if (request.interDigitTimeoutMs !== undefined) {
+        if (interDigit) clearTimeout(interDigit);
+        interDigit = setTimeout(() => finish('', 'digits'), request.interDigitTimeoutMs);
+        timers.push(interDigit);
+      }
     };
     const onSpeech = (): void => {
       heardSpeech = true;
@@ -224,7 +220,14 @@ export async function listenForCaller(
     media.on('dtmf', onKey);
     media.on('speech-start', onSpeech);
     callSignal.addEventListener('abort', onEnded, { once: true });
-    timers.push(setTimeout(() => (heardSpeech ? undefined : finish('', 'timeout')), request.timeoutMs));
+    if (digits !== '' && request.interDigitTimeoutMs !== undefined) {
+      interDigit = setTimeout(() => finish('', 'digits'), request.interDigitTimeoutMs);
+      timers.push(interDigit);
+    }
+    // A first key or speech stops the no-input timeout; keys then have the inter-digit one.
+    timers.push(
+      setTimeout(() => (heardSpeech || (digits !== '' && request.interDigitTimeoutMs !== undefined) ? undefined : finish('', 'timeout')), request.timeoutMs),
+    );
     timers.push(
       setTimeout(() => {
         // Time is up: what was said so far becomes the final.

@@ -2,7 +2,11 @@
 import type dgram from 'node:dgram';
 import type { SipResponse } from '../../../src/telephony/sip/sip-message.js';
 import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
+import { dtmfEventFrames, type DtmfFrame } from '../../../src/telephony/rtp/dtmf.js';
 import { PT_PCMU, rtpBytes } from '../../integration/sipp/make-pcap.js';
+
+/** The telephone-event payload type the caller offers. */
+const PT_TELEPHONE_EVENT = 101;
 import { bind, closeSocket, FRAME_MS, FRAME_SAMPLES, MULAW_SILENCE } from './common.js';
 
 /** A packet from the gateway: when it arrived (performance.now()) and its marker bit. */
@@ -14,7 +18,9 @@ export interface Arrival {
 /** One call from this process: dials, streams µ-law (silence until told to play) and records what comes back. */
 export class Caller {
   readonly received: Arrival[] = [];
-  private readonly queue: Array<{ frame: Uint8Array; sent: (at: number) => void }> = [];
+  private readonly queue: Array<{ frame: Uint8Array; sent: (at: number) => void; event?: DtmfFrame }> = [];
+  /** The timestamp the packets of a key press share (RFC 4733: the event's start). */
+  private eventTimestamp = 0;
   private timer: NodeJS.Timeout | null = null;
   private sequence = 1000;
   private timestamp = 8000;
@@ -55,12 +61,14 @@ export class Caller {
     const tick = (): void => {
       const next = this.queue.shift();
       this.timestamp = (this.timestamp + FRAME_SAMPLES) >>> 0;
+      const event = next?.event;
+      if (event && !event.repeatsTimestamp) this.eventTimestamp = this.timestamp;
       const packet = rtpBytes({
         atMs: 0,
-        payloadType: PT_PCMU,
-        marker: this.sentFrames === 0,
+        payloadType: event?.payloadType ?? PT_PCMU,
+        marker: event ? event.marker : this.sentFrames === 0,
         sequence: this.sequence++,
-        timestamp: this.timestamp,
+        timestamp: event ? this.eventTimestamp : this.timestamp,
         ssrc: 0x0bec0de5,
         payload: next?.frame ?? silence,
       });
@@ -85,6 +93,14 @@ export class Caller {
           },
         }),
       );
+    });
+  }
+
+  /** Presses a key as RFC 4733 events (payload type 101, 100 ms) in the stream; resolves with when its first packet went out. */
+  pressKey(key: string): Promise<number> {
+    const frames = dtmfEventFrames(key, { payloadType: PT_TELEPHONE_EVENT });
+    return new Promise((resolve) => {
+      frames.forEach((event, index) => this.queue.push({ frame: event.payload, event, sent: (at) => (index === 0 ? resolve(at) : undefined) }));
     });
   }
 

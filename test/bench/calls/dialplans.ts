@@ -6,7 +6,7 @@ const LOAD_PROMPT =
 /** A prompt far longer than a barge-in round. */
 const LONG_PROMPT = `${LOAD_PROMPT} ${LOAD_PROMPT} ${LOAD_PROMPT}`;
 
-/** Route `load` loops a prompt without barge-in; route `barge` plays a long prompt that speech stops. */
+/** Route `load` loops a prompt without barge-in (ten times, then half a second of listening for keys); route `barge` plays a long prompt that speech stops. */
 export const SYNTHETIC_DIALPLAN = `name: calls-bench
 routes:
   - number: "load"
@@ -20,6 +20,10 @@ routes:
         say:
           text: ${JSON.stringify(LOAD_PROMPT)}
           barge_in: false
+          repeat: 10
+          pause_ms: 0
+      # A loop must wait for the caller somewhere (the loader refuses one that never does).
+      - listen: { speech: false, timeout_ms: 500 }
       - goto: prompt
   - number: "barge"
     engines: synthetic
@@ -58,3 +62,31 @@ routes:
           barge_in: false
       - hangup: {}
 `;
+
+/**
+ * Route `menu` (eSpeak NG): a menu whose keys lead to a short reply, then back to the menu; and
+ * route `load`, the synthetic prompt loop, for the calls that talk meanwhile.
+ */
+export const MENU_DIALPLAN = `name: calls-bench-menu
+routes:
+  - number: "menu"
+    engines: live
+    language: en
+    voice: jonas
+    max_turns: 1000
+    steps:
+      - answer: {}
+      - id: menu
+        menu:
+          prompt: For sales press 1, for support press 2.
+          options:
+            - { key: "1", goto: sales }
+            - { key: "2", goto: support }
+          timeout_ms: 20000
+      - id: sales
+        say: { text: You chose sales. }
+      - goto: menu
+      - id: support
+        say: { text: You chose support. }
+      - goto: menu
+${SYNTHETIC_DIALPLAN.split('\n').slice(2).join('\n')}`;

@@ -2,9 +2,10 @@
 import { requireSipp } from '../../helpers/sipp.js';
 import { benchBargeIn, type BargeInFigures } from './barge-in.js';
 import { callerSpeech } from './caller-speech.js';
-import { liveDialplan, SYNTHETIC_DIALPLAN } from './dialplans.js';
+import { liveDialplan, MENU_DIALPLAN, SYNTHETIC_DIALPLAN } from './dialplans.js';
 import { startGateway, stopGateway } from './gateway-process.js';
 import { loadRun, type LoadFigures } from './load.js';
+import { benchMenuKeys, type MenuKeyFigures } from './menu-keys.js';
 import { callsBenchSettings, type CallsBenchSettings } from './settings.js';
 import { benchTurns, type TurnFigures } from './turns.js';
 
@@ -14,6 +15,7 @@ export interface CallsFigures {
   readonly load: LoadFigures | null;
   readonly bargeIn: BargeInFigures | null;
   readonly turn: TurnFigures | null;
+  readonly keys: MenuKeyFigures | null;
 }
 
 /** Starts the gateways, measures, stops them. */
@@ -22,6 +24,7 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
   let load: LoadFigures | null = null;
   let bargeIn: BargeInFigures | null = null;
   let turn: TurnFigures | null = null;
+  let keys: MenuKeyFigures | null = null;
   if (settings.calls > 0 || settings.bargeIns > 0) {
     const gateway = await startGateway(SYNTHETIC_DIALPLAN, {
       SPRACHROHR_TTS_ENGINE: 'none',
@@ -50,5 +53,18 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
       await stopGateway(gateway);
     }
   }
-  return { settings, load, bargeIn, turn };
+  if (settings.keys > 0) {
+    const gateway = await startGateway(MENU_DIALPLAN, {
+      SPRACHROHR_TTS_ENGINE: 'espeak',
+      SPRACHROHR_STT_ENGINE: 'none',
+      SPRACHROHR_SIP_MAX_CALLS: String(settings.keysBackground + 10),
+      SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE: String(settings.keysBackground + 10),
+    });
+    try {
+      keys = await benchMenuKeys(gateway, settings.keys, settings.keysBackground);
+    } finally {
+      await stopGateway(gateway);
+    }
+  }
+  return { settings, load, bargeIn, turn, keys };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineRegistry } from '../../../engine/registry.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { SttEngine } from '../../../engine/types.js';
-import { listenForCaller, type ListenRequest } from '../../../src/telephony/call/call-turns.js';
+import { listenForCaller, type PhoneListenRequest } from '../../../src/telephony/call/call-turns.js';
 import type { MediaChannel } from '../../../src/telephony/media/media-channel.js';
 
 /** A recogniser that is full: every stream it is asked for is refused. */
@@ -17,7 +17,7 @@ const fullEngine = {
 } as unknown as SttEngine;
 const engines = { live: { stt: { engineFor: () => fullEngine } } } as unknown as EngineRegistry;
 
-const request = (dtmf: boolean): ListenRequest => ({
+const request = (dtmf: boolean): PhoneListenRequest => ({
   speech: true,
   dtmf,
   language: 'en',
@@ -26,6 +26,7 @@ const request = (dtmf: boolean): ListenRequest => ({
   maxMs: 5000,
   maxDigits: 1,
   preroll: [],
+  typedAhead: '',
 });
 const media = (): MediaChannel & EventEmitter => Object.assign(new EventEmitter(), { audioRateHz: 8000 }) as unknown as MediaChannel & EventEmitter;
 
@@ -34,14 +35,14 @@ describe('listenForCaller with every recogniser busy', () => {
     const channel = media();
     const outcome = listenForCaller(channel, engines, 'live', request(true), new AbortController().signal);
     setTimeout(() => channel.emit('dtmf', '5', 'rfc4733'), 20);
-    expect(await outcome).toEqual({ heard: '', digits: '5', reason: 'digits', audioSeconds: 0, recogniserBusy: true });
+    expect(await outcome).toEqual({ heard: '', digits: '5', reason: 'digits', audioSeconds: 0, recogniserBusy: true, rest: '' });
     expect(channel.listenerCount('dtmf')).toBe(0);
   });
 
   it('ends at once as busy when the step takes no keys', async () => {
     const started = performance.now();
     const outcome = await listenForCaller(media(), engines, 'live', request(false), new AbortController().signal);
-    expect(outcome).toEqual({ heard: '', digits: '', reason: 'busy', audioSeconds: 0, recogniserBusy: true });
+    expect(outcome).toEqual({ heard: '', digits: '', reason: 'busy', audioSeconds: 0, recogniserBusy: true, rest: '' });
     expect(performance.now() - started).toBeLessThan(100);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineRegistry } from '../../../engine/registry.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { SttEngine, SttStreamOptions } from '../../../engine/types.js';
-import { LISTEN_END_SILENCE_MS, listenForCaller, type ListenRequest } from '../../../src/telephony/call/call-turns.js';
+import { LISTEN_END_SILENCE_MS, listenForCaller, type PhoneListenRequest } from '../../../src/telephony/call/call-turns.js';
 import type { MediaChannel } from '../../../src/telephony/media/media-channel.js';
 
 /** The options each stream was opened with; the stream is then refused, which ends a key-less listen at once. */
@@ -22,7 +22,17 @@ function recordingEngines(): { engines: EngineRegistry; opened: SttStreamOptions
 }
 
 const media = Object.assign(new EventEmitter(), { audioRateHz: 8000 }) as unknown as MediaChannel;
-const request: ListenRequest = { speech: true, dtmf: false, language: 'en', vocabulary: [], timeoutMs: 2000, maxMs: 5000, maxDigits: 1, preroll: [] };
+const request: PhoneListenRequest = {
+  speech: true,
+  dtmf: false,
+  language: 'en',
+  vocabulary: [],
+  timeoutMs: 2000,
+  maxMs: 5000,
+  maxDigits: 1,
+  preroll: [],
+  typedAhead: '',
+};
 
 describe('a listen step’s end of turn', () => {
   it('is 240 ms of silence unless the step says otherwise', async () => {
