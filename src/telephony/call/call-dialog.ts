@@ -1,8 +1,8 @@
 /**
  * The signalling side of a call as the call session sees it, whoever does the SIP: the
  * embedded stack (`SipDialog`) or a drachtio-server (`DrachtioDialog`). Answering, refusing,
- * early media and hanging up go out; the caller's BYE, CANCEL, re-offers and INFO come in as
- * events.
+ * early media, blind transfer (REFER) and hanging up go out; the caller's BYE, CANCEL,
+ * re-offers and INFO come in as events.
  */
 import type { EventEmitter } from 'node:events';
 import type { SipPeer } from '../sip/sip-transport.js';
@@ -15,6 +15,27 @@ export interface SessionBody {
 
 /** Why a call's signalling ended. */
 export type DialogEndReason = 'cancel' | 'bye' | 'hangup' | 'rejected' | 'ack-timeout' | 'shutdown';
+
+/**
+ * How a blind transfer (REFER) ended: `transferred` when the caller's side reported the
+ * target's 2xx (NOTIFY with a message/sipfrag body); `refused` when the REFER itself was
+ * answered 300 or above (405, 501, 603…) or not at all (null); `failed` when the REFER was
+ * accepted but the target's call ended 300 or above, or no final NOTIFY came in time (null).
+ */
+export type ReferOutcome =
+  | { readonly result: 'transferred'; readonly status: number }
+  | { readonly result: 'refused'; readonly status: number | null }
+  | { readonly result: 'failed'; readonly status: number | null };
+
+/** What a REFER carries besides its target. */
+export interface ReferOptions {
+  /** Extra headers (X-…, User-to-User); header names the stack writes are refused. */
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+  /** The Referred-By URI; our own URI in the dialog unless given. */
+  readonly referredBy?: string;
+  /** How long to wait for the final NOTIFY once the REFER is accepted (default 30 s). */
+  readonly timeoutMs?: number;
+}
 
 /** What a dialog reports. */
 export interface CallDialogEvents {
@@ -51,6 +72,17 @@ export interface CallDialog extends EventEmitter<CallDialogEvents> {
   accept(body: SessionBody): Promise<SessionBody | null>;
   /** Refuses the call with a final status. */
   reject(status: number, headers?: Iterable<readonly [string, string]>): void;
-  /** Ends the call from our side. */
-  hangup(): Promise<void>;
+  /**
+   * Ends the call from our side. `reason` goes into the BYE as an RFC 3326 Reason header
+   * (`Q.850;cause=16;text="…"`), for the other side's logs.
+   */
+  hangup(reason?: string): Promise<void>;
+  /**
+   * Asks the caller's side to call `target` (REFER, RFC 3515) and follows its NOTIFY progress.
+   * The call stays up meanwhile; hang it up once the outcome is `transferred`. Resolves with
+   * `refused` (null) on a call that is not answered or already over; an abort of `signal`
+   * stops the wait with what is known by then (`refused` or `failed`, null).
+   * @throws RangeError when `target` is not a SIP URI or a header is refused
+   */
+  refer(target: string, options?: ReferOptions, signal?: AbortSignal): Promise<ReferOutcome>;
 }

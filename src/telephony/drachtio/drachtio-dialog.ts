@@ -2,13 +2,16 @@
  * One incoming call's signalling through a drachtio-server, as the call session sees any
  * dialog ({@link CallDialog}). Before the answer it works on drachtio-srf's request and
  * response (183, refusals, the caller's CANCEL); `accept` makes drachtio-srf's UAS dialog
- * (`srf.createUAS`), which then carries the ACK, BYE both ways, re-INVITE/UPDATE and INFO.
- * drachtio-server does the SIP itself (100 Trying, retransmissions, the 487 after a CANCEL,
- * BYE after a missing ACK); this only decides.
+ * (`srf.createUAS`), which then carries the ACK, BYE both ways, re-INVITE/UPDATE, INFO, and
+ * a blind transfer's REFER with the NOTIFYs that report on it. drachtio-server does the SIP
+ * itself (100 Trying, retransmissions, the 487 after a CANCEL, BYE after a missing ACK); this
+ * only decides.
  */
 import { EventEmitter } from 'node:events';
-import type { CallDialog, CallDialogEvents, DialogEndReason, SessionBody } from '../call/call-dialog.js';
-import { parseNameAddress } from '../sip/sip-headers.js';
+import type { CallDialog, CallDialogEvents, DialogEndReason, ReferOptions, ReferOutcome, SessionBody } from '../call/call-dialog.js';
+import { checkedExtraHeaders } from '../sip/extra-headers.js';
+import { DEFAULT_REFER_TIMEOUT_MS, readReferNotify, ReferProgress, referredByValue, referToValue } from '../sip/refer-progress.js';
+import { parseNameAddress, q850Reason } from '../sip/sip-headers.js';
 import type { SipRequest } from '../sip/sip-message.js';
 import { bodyOf } from '../sip/sip-dialog.js';
 import type { SipPeer } from '../sip/sip-transport.js';
@@ -19,14 +22,28 @@ export interface DrachtioInvite extends DrachtioRequest {
   on(event: 'cancel', listener: () => void): unknown;
 }
 
+/** A response to a request we sent inside the dialog, as drachtio-srf hands it over. */
+export interface DrachtioReply {
+  readonly status: number;
+  get(name: string): string | undefined;
+}
+
 /** drachtio-srf's dialog after the answer, as far as it is used here. */
 export interface DrachtioUas {
   /** Our Contact, which a 2xx to a re-INVITE or UPDATE must carry again. */
   readonly local: { readonly contact?: string };
   on(event: 'ack' | 'destroy', listener: (request: DrachtioRequest) => void): unknown;
-  on(event: 'modify' | 'update' | 'info', listener: (request: DrachtioRequest, response: DrachtioResponse) => void): unknown;
-  /** Sends BYE; settles with the final response to it. */
-  destroy(): Promise<unknown>;
+  on(event: 'modify' | 'update' | 'info' | 'notify', listener: (request: DrachtioRequest, response: DrachtioResponse) => void): unknown;
+  /** Sends BYE (with extra headers); settles with the final response to it. */
+  destroy(options?: { readonly headers?: DrachtioHeaders }): Promise<unknown>;
+  /**
+   * Sends a request inside the dialog. The callback runs for each response (a provisional one
+   * too), or once with the error when the request could not be sent.
+   */
+  request(
+    options: { readonly method: string; readonly headers?: DrachtioHeaders; readonly body?: string },
+    callback: (error: unknown, response?: DrachtioReply) => void,
+  ): unknown;
 }
 
 /**
@@ -48,6 +65,9 @@ export type CreateUas = (
  */
 const BYE_WAIT_MS = 32_000;
 
+/** How long the answer to a REFER may take, for the same reason. */
+const REFER_ANSWER_WAIT_MS = 32_000;
+
 /** One call's signalling through drachtio-server. */
 export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements CallDialog {
   readonly callId: string;
@@ -61,6 +81,10 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
   /** The ACK of our 200, awaited from the moment the dialog exists. */
   private acked: Promise<DrachtioRequest> | null = null;
   private reofferPending = false;
+  /** The blind transfer under way, if any. */
+  private referral: ReferProgress | null = null;
+  /** Whether we ever sent a REFER: a NOTIFY is only expected then. */
+  private referred = false;
 
   /**
    * @param invite the INVITE as our parser reads it (headers for admission and the offer)
@@ -123,8 +147,12 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
     this.end('rejected');
   }
 
-  /** Ends the call from our side: BYE when answered, 480 when it was still ringing. */
-  async hangup(): Promise<void> {
+  /**
+   * Ends the call from our side: BYE when answered (with `reason` in an RFC 3326 Reason
+   * header), 480 when it was still ringing.
+   */
+  async hangup(reason?: string): Promise<void> {
+    const headers: DrachtioHeaders = reason ? { Reason: q850Reason(reason) } : {};
     switch (this.state) {
       case 'ended':
         return;
@@ -136,12 +164,46 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
         const answering = this.answering;
         this.end('hangup');
         const uas = await answering;
-        if (uas) await this.bye(uas);
+        if (uas) await this.bye(uas, headers);
         return;
       }
       case 'confirmed':
         this.end('hangup');
-        await this.bye(this.uas!);
+        await this.bye(this.uas!, headers);
+    }
+  }
+
+  /**
+   * Asks the caller's side to call `target` (REFER, RFC 3515) through drachtio-server and
+   * follows its NOTIFYs. drachtio-srf forgets the dialog at its BYE, so a NOTIFY that comes
+   * after the call ended is not seen here: the wait then ends `failed` (null).
+   * @throws RangeError when `target` is not a SIP URI or a header is refused; Error while
+   *   another REFER of this call is under way
+   */
+  async refer(target: string, options: ReferOptions = {}, signal?: AbortSignal): Promise<ReferOutcome> {
+    const referTo = referToValue(target);
+    const referredBy = referredByValue(options.referredBy ?? parseNameAddress(this.invite.headers.get('To') ?? '')?.uri ?? '');
+    const extra = checkedExtraHeaders(options.headers, ['Refer-To', 'Referred-By']);
+    if (this.state !== 'confirmed' || !this.uas) return { result: 'refused', status: null };
+    if (this.referral) throw new Error('a REFER of this call is already under way');
+    const progress = new ReferProgress(options.timeoutMs ?? DEFAULT_REFER_TIMEOUT_MS, signal);
+    this.referral = progress;
+    this.referred = true;
+    const timer = setTimeout(() => progress.answered(null), REFER_ANSWER_WAIT_MS);
+    timer.unref();
+    const headers = drachtioHeaders([['Refer-To', referTo], ['Referred-By', referredBy], ...extra]);
+    this.uas.request({ method: 'REFER', headers }, (error, response) => {
+      if (!error && response && response.status < 200) return;
+      clearTimeout(timer);
+      // The REFER's CSeq number is the id its NOTIFYs name; drachtio-server chose it.
+      progress.id = /^\s*(\d+)/.exec(response?.get('CSeq') ?? '')?.[1] ?? null;
+      progress.answered(error || !response ? null : response.status);
+    });
+    try {
+      return await progress.outcome;
+    } finally {
+      clearTimeout(timer);
+      this.referral = null;
     }
   }
 
@@ -173,6 +235,17 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
       response.send(200);
       this.emit('info', bodyOfRequest(request) ?? { contentType: '', body: Buffer.alloc(0) });
     });
+    uas.on('notify', (request, response) => this.notified(request, response));
+  }
+
+  /** A NOTIFY: progress of a transfer we asked for (RFC 3515 section 2.4.5), answered 200. */
+  private notified(request: DrachtioRequest, response: DrachtioResponse): void {
+    const notify = readReferNotify(request.get('Event'), request.get('Subscription-State'), request.body);
+    if (!notify) return response.send(489, { headers: { 'Allow-Events': 'refer' } });
+    // RFC 6665 section 4.1.3: a NOTIFY that matches no subscription of ours gets 481.
+    if (!this.referred) return response.send(481);
+    response.send(200);
+    this.referral?.notified(notify);
   }
 
   /** The caller cancelled; drachtio-server has already answered 200 to it and 487 to the INVITE. */
@@ -202,13 +275,13 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
     else this.emit('reoffer', bodyOfRequest(request), reply);
   }
 
-  private async bye(uas: DrachtioUas): Promise<void> {
+  private async bye(uas: DrachtioUas, headers: DrachtioHeaders): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, BYE_WAIT_MS);
       timer.unref();
     });
-    await Promise.race([uas.destroy().catch(() => undefined), waited]);
+    await Promise.race([uas.destroy({ headers }).catch(() => undefined), waited]);
     clearTimeout(timer);
   }
 
@@ -218,6 +291,8 @@ export class DrachtioDialog extends EventEmitter<CallDialogEvents> implements Ca
     const pending = this.pendingAck;
     this.pendingAck = null;
     pending?.reject(new Error(`the call ended (${reason})`));
+    // drachtio-srf drops the dialog's listeners at its end: no NOTIFY can come any more.
+    this.referral?.stop();
     this.emit('ended', reason);
   }
 }

@@ -1,13 +1,18 @@
 /**
  * One incoming call's SIP side (the UAS dialog, RFC 3261 sections 12–15): answers the
  * INVITE (180, 183 with early media, 200 retransmitted until the ACK), takes BYE, CANCEL,
- * re-INVITE/UPDATE (hold, codec change, refresh) and INFO from the caller, and sends BYE
- * itself. Everything the call needs to know arrives as typed events.
+ * re-INVITE/UPDATE (hold, codec change, refresh) and INFO from the caller, sends BYE itself,
+ * and transfers the caller blind (REFER, RFC 3515, its progress read from the caller's
+ * NOTIFYs). Everything the call needs to know arrives as typed events.
  */
 import { EventEmitter } from 'node:events';
-import type { CallDialog, CallDialogEvents, DialogEndReason, SessionBody } from '../call/call-dialog.js';
-import { newBranch, parseNameAddress, sipHost, type NameAddress } from './sip-headers.js';
-import { serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
+import type { CallDialog, CallDialogEvents, DialogEndReason, ReferOptions, ReferOutcome, SessionBody } from '../call/call-dialog.js';
+import { AckWait } from './ack-wait.js';
+import { checkedExtraHeaders } from './extra-headers.js';
+import { DEFAULT_REFER_TIMEOUT_MS, readReferNotify, ReferProgress, referredByValue, referToValue } from './refer-progress.js';
+import { contactValue, dialogRequest } from './sip-dialog-request.js';
+import { parseNameAddress, q850Reason, type NameAddress } from './sip-headers.js';
+import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
 import { cseqOf } from './sip-parser.js';
 import { buildResponse, responsePeer, type ServerTransaction, type SipTimers } from './sip-transactions.js';
 import type { SipPeer } from './sip-transport.js';
@@ -20,12 +25,15 @@ export interface DialogHost {
   sendRaw(data: Buffer, peer: SipPeer): void;
   /** Sends an in-dialog request and waits for its final response (or a timeout). */
   request(request: SipRequest, peer: SipPeer): Promise<SipResponse | null>;
-  /** Forgets a finished dialog. */
-  release(dialog: SipDialog): void;
+  /** Forgets a finished dialog (by its key). */
+  release(dialog: { readonly key: string }): void;
 }
 
-/** The methods the gateway takes (Allow header). */
-export const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE';
+/**
+ * The methods the gateway takes (Allow header). REFER is ours to send (a caller's is
+ * declined); NOTIFY reports on the transfers we asked for.
+ */
+export const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY';
 
 /** The UAS side of one call. */
 export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDialog {
@@ -40,11 +48,13 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
   private localSeq = 1;
   private remoteSeq: number;
   private readonly routeSet: string[];
-  /** The 2xx being retransmitted until its ACK, with the timers doing it. */
-  private pendingAck: { bytes: Buffer; timers: NodeJS.Timeout[]; resolve: (ack: SipRequest) => void; reject: (error: Error) => void } | null = null;
+  /** The 2xx being retransmitted until its ACK. */
+  private pendingAck: AckWait | null = null;
   private reofferPending = false;
-  /** The CSeq of the INVITE whose 2xx awaits its ACK. */
-  private ackSeq = 0;
+  /** The blind transfer under way, if any. */
+  private referral: ReferProgress | null = null;
+  /** Whether we ever sent a REFER: a NOTIFY is only expected then. */
+  private referred = false;
 
   constructor(
     readonly invite: SipRequest,
@@ -118,8 +128,11 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
     this.end('rejected');
   }
 
-  /** Ends the call from our side: BYE when answered, 480 when it was still ringing. */
-  async hangup(): Promise<void> {
+  /**
+   * Ends the call from our side: BYE when answered (with `reason` in an RFC 3326 Reason
+   * header), 480 when it was still ringing.
+   */
+  async hangup(reason?: string): Promise<void> {
     if (this.state === 'ended') return;
     if (this.state === 'early') {
       this.transaction.respond(buildResponse(this.invite, 480, this.source, { toTag: this.localTag, reason: 'Temporarily Unavailable' }));
@@ -127,16 +140,60 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
       return;
     }
     this.end('hangup');
-    await this.host.request(this.buildRequest('BYE'), this.nextHop());
+    const bye = this.buildRequest('BYE');
+    if (reason) bye.headers.append('Reason', q850Reason(reason));
+    await this.host.request(bye, this.nextHop());
+  }
+
+  /**
+   * Asks the caller's side to call `target` (REFER, RFC 3515) and follows its NOTIFYs. The
+   * REFER is an in-dialog request with Refer-To, Referred-By (our URI unless `referredBy`)
+   * and the extra headers; one transfer at a time.
+   * @throws RangeError when `target` is not a SIP URI or a header is refused; Error while
+   *   another REFER of this dialog is under way
+   */
+  async refer(target: string, options: ReferOptions = {}, signal?: AbortSignal): Promise<ReferOutcome> {
+    const referTo = referToValue(target);
+    const referredBy = referredByValue(options.referredBy ?? this.to.uri);
+    const extra = checkedExtraHeaders(options.headers, ['Refer-To', 'Referred-By']);
+    if (this.state !== 'confirmed') return { result: 'refused', status: null };
+    if (this.referral) throw new Error('a REFER of this call is already under way');
+    const request = this.buildRequest('REFER');
+    request.headers
+      .append('Contact', contactValue(this.host.contactFor(this.source.transport), this.source.transport))
+      .append('Refer-To', referTo)
+      .append('Referred-By', referredBy);
+    for (const [name, value] of extra) request.headers.append(name, value);
+    const progress = new ReferProgress(options.timeoutMs ?? DEFAULT_REFER_TIMEOUT_MS, signal, String(cseqOf(request).seq));
+    this.referral = progress;
+    this.referred = true;
+    void this.host.request(request, this.nextHop()).then((response) => progress.answered(response?.status ?? null));
+    try {
+      return await progress.outcome;
+    } finally {
+      this.referral = null;
+      // A subscription can outlive the call (RFC 6665 section 4.5.2): the dialog stayed known
+      // for its NOTIFYs until now.
+      if (this.ended) this.host.release(this);
+    }
   }
 
   /** The endpoint routes an in-dialog request here. */
   handleRequest(request: SipRequest, transaction: ServerTransaction | null): void {
     if (request.method === 'ACK') {
-      if (this.pendingAck && cseqOf(request).seq === this.ackSeq) this.ackArrived(request);
+      const wait = this.pendingAck;
+      if (wait?.matches(request, cseqOf(request).seq)) {
+        this.pendingAck = null;
+        wait.arrived(request);
+      }
       return;
     }
     if (!transaction) return;
+    // Over, but kept for a transfer's NOTIFYs: nothing else belongs here any more.
+    if (this.state === 'ended' && request.method !== 'NOTIFY') {
+      transaction.respond(buildResponse(request, 481, transaction.source));
+      return;
+    }
     const { seq } = cseqOf(request);
     if (seq < this.remoteSeq && request.method !== 'CANCEL') {
       transaction.respond(buildResponse(request, 500, transaction.source, { reason: 'Out of order CSeq' }));
@@ -155,6 +212,12 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
       case 'INFO':
         transaction.respond(this.response(request, 200));
         this.emit('info', bodyOf(request) ?? { contentType: '', body: Buffer.alloc(0) });
+        return;
+      case 'NOTIFY':
+        return this.notified(request, transaction);
+      case 'REFER':
+        // Being transferred away by the caller is not something a gateway call does.
+        transaction.respond(this.response(request, 603));
         return;
       case 'OPTIONS':
         transaction.respond(
@@ -181,6 +244,23 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
   /** Ends the dialog without signalling (the endpoint is shutting down). */
   abandon(): void {
     this.end('shutdown');
+    this.referral?.stop();
+  }
+
+  /** A NOTIFY: progress of a transfer we asked for (RFC 3515 section 2.4.5), answered 200. */
+  private notified(request: SipRequest, transaction: ServerTransaction): void {
+    const notify = readReferNotify(request.headers.get('Event'), request.headers.get('Subscription-State'), request.body.toString('utf8'));
+    if (!notify) {
+      transaction.respond(buildResponse(request, 489, transaction.source, { reason: 'Bad Event', headers: [['Allow-Events', 'refer']] }));
+      return;
+    }
+    // RFC 6665 section 4.1.3: a NOTIFY that matches no subscription of ours gets 481.
+    if (!this.referred) {
+      transaction.respond(buildResponse(request, 481, transaction.source));
+      return;
+    }
+    transaction.respond(this.response(request, 200));
+    this.referral?.notified(notify);
   }
 
   private reoffer(request: SipRequest, transaction: ServerTransaction): void {
@@ -210,29 +290,14 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
   }
 
   private awaitAck(response: SipResponse, peer: SipPeer, seq = cseqOf(this.invite).seq): Promise<SipRequest> {
-    this.ackSeq = seq;
     const bytes = serializeMessage(response);
-    return new Promise((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      this.pendingAck = { bytes, timers, resolve, reject };
-      // Section 13.3.1.4: T1, doubling up to T2, for 64 × T1 — over every transport, since
-      // a proxy on the way may be stateless.
-      const resend = (interval: number): void => {
-        const timer = setTimeout(() => {
-          this.host.sendRaw(bytes, responsePeer(this.invite, peer));
-          resend(Math.min(interval * 2, this.host.timers.t2Ms));
-        }, interval);
-        timer.unref();
-        timers.push(timer);
-      };
-      if (peer.transport === 'UDP') resend(this.host.timers.t1Ms);
-      const giveUp = setTimeout(() => {
-        this.clearPendingAck()?.reject(new Error('no ACK for the 2xx'));
-        void this.hangupAfterMissingAck();
-      }, 64 * this.host.timers.t1Ms);
-      giveUp.unref();
-      timers.push(giveUp);
+    const resend = peer.transport === 'UDP' ? () => this.host.sendRaw(bytes, responsePeer(this.invite, peer)) : null;
+    const wait = new AckWait(seq, this.host.timers, resend, () => {
+      if (this.pendingAck === wait) this.pendingAck = null;
+      void this.hangupAfterMissingAck();
     });
+    this.pendingAck = wait;
+    return wait.acked;
   }
 
   private async hangupAfterMissingAck(): Promise<void> {
@@ -241,26 +306,10 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
     await this.host.request(this.buildRequest('BYE'), this.nextHop());
   }
 
-  private ackArrived(ack: SipRequest): void {
-    this.clearPendingAck()?.resolve(ack);
-  }
-
-  private clearPendingAck(): { resolve: (ack: SipRequest) => void; reject: (error: Error) => void } | null {
-    const pending = this.pendingAck;
-    if (!pending) return null;
-    for (const timer of pending.timers) clearTimeout(timer);
-    this.pendingAck = null;
-    return pending;
-  }
-
   private response(request: SipRequest, status: number, body?: SessionBody, headers: Array<[string, string]> = []): SipResponse {
-    const contact = this.host.contactFor(this.source.transport);
     const extra: Array<[string, string]> = [...headers];
     if (status >= 101 && status < 300 && (request.method === 'INVITE' || request.method === 'UPDATE')) {
-      extra.push([
-        'Contact',
-        `<sip:${sipHost(contact.host)}:${contact.port}${this.source.transport === 'UDP' ? '' : `;transport=${this.source.transport.toLowerCase()}`}>`,
-      ]);
+      extra.push(['Contact', contactValue(this.host.contactFor(this.source.transport), this.source.transport)]);
       if (request === this.invite) for (const route of this.routeSet) extra.push(['Record-Route', route]);
       extra.push(['Allow', ALLOW]);
     }
@@ -270,18 +319,19 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
 
   /** An in-dialog request from us (section 12.2.1.1). */
   private buildRequest(method: string): SipRequest {
-    const contact = this.host.contactFor(this.source.transport);
-    const remote = parseNameAddress(this.invite.headers.get('Contact') ?? '')?.uri ?? this.from.uri;
-    const headers = new SipHeaders()
-      .append('Via', `SIP/2.0/${this.source.transport} ${sipHost(contact.host)}:${contact.port};branch=${newBranch()};rport`)
-      .append('Max-Forwards', '70');
-    for (const route of this.routeSet) headers.append('Route', route);
-    headers
-      .append('From', `${this.invite.headers.get('To')!.replace(/;\s*tag=[^;]*/i, '')};tag=${this.localTag}`)
-      .append('To', this.invite.headers.get('From')!)
-      .append('Call-ID', this.callId)
-      .append('CSeq', `${this.localSeq++} ${method}`);
-    return { kind: 'request', method, uri: remote, headers, body: Buffer.alloc(0) };
+    return dialogRequest(
+      {
+        callId: this.callId,
+        local: `${this.invite.headers.get('To')!.replace(/;\s*tag=[^;]*/i, '')};tag=${this.localTag}`,
+        remote: this.invite.headers.get('From')!,
+        remoteTarget: parseNameAddress(this.invite.headers.get('Contact') ?? '')?.uri ?? this.from.uri,
+        routeSet: this.routeSet,
+        transport: this.source.transport,
+        via: this.host.contactFor(this.source.transport),
+      },
+      method,
+      this.localSeq++,
+    );
   }
 
   /**
@@ -295,8 +345,10 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
   private end(reason: DialogEndReason): void {
     if (this.state === 'ended') return;
     this.state = 'ended';
-    this.clearPendingAck()?.reject(new Error(`the call ended (${reason})`));
-    this.host.release(this);
+    this.pendingAck?.stop(new Error(`the call ended (${reason})`));
+    this.pendingAck = null;
+    // A transfer under way keeps the dialog known for its NOTIFYs; `refer` releases it then.
+    if (!this.referral) this.host.release(this);
     this.emit('ended', reason);
   }
 }

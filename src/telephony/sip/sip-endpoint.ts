@@ -221,7 +221,11 @@ export class SipEndpoint implements DialogHost {
       case 'BYE':
       case 'INFO':
       case 'UPDATE':
+      case 'NOTIFY':
         return { status: 481 };
+      case 'REFER':
+        // We send REFER to transfer our callers; nobody transfers calls through us.
+        return { status: 603 };
       default:
         return { status: 405, headers: [['Allow', ALLOW]] };
     }

@@ -138,3 +138,19 @@ export function withParam(value: string, name: string, paramValue: string): stri
 export function sipHost(address: string): string {
   return address.includes(':') && !address.startsWith('[') ? `[${address}]` : address;
 }
+
+/** Longest reason text put in a Reason header; the rest is cut (it is for logs, not for people). */
+const REASON_TEXT_MAX = 120;
+
+/**
+ * An RFC 3326 Reason header value for a BYE of ours: `Q.850;cause=16;text="…"` (16 is Normal
+ * call clearing). The text loses control characters (no header injection), is cut to
+ * {@link REASON_TEXT_MAX} characters and has its backslashes and quotes escaped.
+ */
+export function q850Reason(text: string): string {
+  const clean = text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, REASON_TEXT_MAX);
+  return `Q.850;cause=16;text="${clean.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+}
