@@ -35,9 +35,9 @@ export interface PreciseScheduler extends PacerScheduler {
   /**
    * Off, the last `EARLY_MS` before a deadline are one blocking sleep: nothing else runs on the
    * thread then. On, that wait is cut into slices of `SLICE_MS` with a turn of the event loop
-   * between them, so datagrams that arrive meanwhile are read at once (packets bridged to
-   * another call, which must not wait for the pacer), at the cost of a wake-up per slice and of
-   * the deadline moving by as long as their handling takes.
+   * before each, so datagrams that arrive meanwhile are read at once (packets bridged to another
+   * call, which must not wait for the pacer), at the cost of a wake-up per slice and of the
+   * deadline moving by as long as their handling takes. The last slice stays one sleep.
    */
   letIoIn: boolean;
 }
@@ -55,22 +55,25 @@ export function createPreciseScheduler(): PreciseScheduler {
     setTimer: (callback, delayMs) => {
       const deadline = performance.now() + delayMs;
       const timer: PreciseTimer = { timeout: null, immediate: null };
+      // The last slice before the deadline is one precise sleep, and so is a timer that fired
+      // late: a backlog of datagrams (after a stall) is read after the tick, not before it.
+      const slicing = (): boolean => scheduler.letIoIn && deadline - performance.now() > SLICE_MS;
       const finish = (): void => {
+        sleepUntil(deadline);
+        callback();
+      };
+      const slice = (): void => {
         timer.immediate = null;
-        if (!scheduler.letIoIn) {
-          sleepUntil(deadline);
-          return callback();
-        }
-        const left = deadline - performance.now();
-        if (left > 0) Atomics.wait(sleeper, 0, 0, Math.min(left, SLICE_MS));
-        if (performance.now() >= deadline) return callback();
+        if (!slicing()) return finish();
+        Atomics.wait(sleeper, 0, 0, SLICE_MS);
         // The check phase of the next turn, after its poll has read what arrived.
-        timer.immediate = setImmediate(finish);
+        timer.immediate = setImmediate(slice);
       };
       timer.timeout = setTimeout(
         () => {
           timer.timeout = null;
-          if (scheduler.letIoIn) timer.immediate = setImmediate(finish);
+          // What arrived since the timer was set is read first, in this turn's poll.
+          if (slicing()) timer.immediate = setImmediate(slice);
           else finish();
         },
         Math.max(0, delayMs - EARLY_MS),

@@ -36,7 +36,7 @@ describe('a precise scheduler that lets I/O in', () => {
         // the timers once the busy wait is over, the datagram sent first.
         setTimeout(() => sender.send('x', receiver.address().port, '127.0.0.1'), 11);
         const fired = new Promise<boolean>((resolve) => scheduler.setTimer(() => resolve(read), 15));
-        while (scheduler.now() < start + 13);
+        while (scheduler.now() < start + 12.05);
         const result = await fired;
         await new Promise((resolve) => setTimeout(resolve, 10));
         return result;
@@ -53,9 +53,15 @@ describe('a precise scheduler that lets I/O in', () => {
     const scheduler = createPreciseScheduler();
     scheduler.letIoIn = true;
     let fired = false;
-    const handle = scheduler.setTimer(() => (fired = true), 4);
-    // Its Node timer (1 ms) has fired: it is between slices now.
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    const start = scheduler.now();
+    const handle = scheduler.setTimer(() => (fired = true), 20);
+    // Past its Node timer's time (20 − 3 ms), with most of the precise wait still ahead.
+    while (scheduler.now() < start + 17.05);
+    const nextCheck = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    // The first turn's check phase; in the next turn the Node timer fires and queues its first
+    // slice behind this second immediate, so the timer is cleared between slices.
+    await nextCheck();
+    await nextCheck();
     scheduler.clearTimer(handle);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(fired).toBe(false);
