@@ -4,6 +4,7 @@
  * SIPp: apt-get install sip-tester, run as root or with CAP_NET_RAW for its RTP captures)
  */
 import os from 'node:os';
+import { benchBridge, printBridgeFigures } from './bridge.bench.js';
 import { benchCalls, printCallsFigures } from './calls.bench.js';
 import { benchEncoding } from './encode-formats.bench.js';
 import { benchDialectQuality } from './dialect-quality.bench.js';
@@ -97,3 +98,4 @@ printModelFigures(await benchInstalledModels());
 printRealtimeFigures(await benchRealtime());
 printRtpPacketFigures(benchRtpPacket());
 printCallsFigures(await benchCalls());
+printBridgeFigures(await benchBridge());

@@ -26,7 +26,8 @@ function sleepUntil(deadline: number): void {
 
 /**
  * How long one slice of the wait is while I/O is let in ({@link PreciseScheduler.letIoIn}): the
- * most a datagram waits to be read, against a turn of the event loop per slice.
+ * most a datagram waits to be read, against a turn of the event loop per slice
+ * (docs/performance.md, "Bridged calls").
  */
 const SLICE_MS = 0.25;
 
