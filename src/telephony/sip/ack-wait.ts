@@ -5,12 +5,13 @@
  */
 import type { SipRequest } from './sip-message.js';
 import type { SipTimers } from './sip-transactions.js';
+import { TimerSet } from './timer-set.js';
 
 /** One 2xx awaiting its ACK. */
 export class AckWait {
   /** Resolves with the ACK; rejects when none came in time or the wait was stopped. */
   readonly acked: Promise<SipRequest>;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers = new TimerSet();
   private settle!: { resolve: (ack: SipRequest) => void; reject: (error: Error) => void };
   private done = false;
 
@@ -22,19 +23,19 @@ export class AckWait {
    */
   constructor(
     readonly seq: number,
-    timers: SipTimers,
+    sipTimers: SipTimers,
     resend: (() => void) | null,
     onTimeout: () => void,
   ) {
     this.acked = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     const again = (interval: number, send: () => void): void => {
-      this.after(interval, () => {
+      this.timers.after(interval, () => {
         send();
-        again(Math.min(interval * 2, timers.t2Ms), send);
+        again(Math.min(interval * 2, sipTimers.t2Ms), send);
       });
     };
-    if (resend) again(timers.t1Ms, resend);
-    this.after(64 * timers.t1Ms, () => {
+    if (resend) again(sipTimers.t1Ms, resend);
+    this.timers.after(64 * sipTimers.t1Ms, () => {
       this.stop(new Error('no ACK for the 2xx'));
       onTimeout();
     });
@@ -59,14 +60,8 @@ export class AckWait {
     this.settle.reject(error);
   }
 
-  private after(ms: number, run: () => void): void {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
-
   private clear(): void {
     this.done = true;
-    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.timers.clear();
   }
 }

@@ -14,6 +14,7 @@ import { contactValue, dialogRequest } from './sip-dialog-request.js';
 import { parseNameAddress, q850Reason, type NameAddress } from './sip-headers.js';
 import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
 import { cseqOf } from './sip-parser.js';
+import { reofferReply } from './sip-reoffer.js';
 import { buildResponse, responsePeer, type ServerTransaction, type SipTimers } from './sip-transactions.js';
 import type { SipPeer } from './sip-transport.js';
 
@@ -269,22 +270,12 @@ export class SipDialog extends EventEmitter<CallDialogEvents> implements CallDia
       return;
     }
     this.reofferPending = true;
-    // The application may take a moment to answer; stop the caller's retransmissions now.
-    if (request.method === 'INVITE') transaction.respond(buildResponse(request, 100, transaction.source));
-    let replied = false;
-    const reply = (answer: SessionBody | number): void => {
-      if (replied || this.state === 'ended') return;
-      replied = true;
-      this.reofferPending = false;
-      if (typeof answer === 'number') {
-        transaction.respond(buildResponse(request, answer, transaction.source));
-        return;
-      }
-      const response = this.response(request, 200, answer);
-      transaction.respond(response);
-      // A re-INVITE's 2xx is retransmitted until its ACK like the first one; UPDATE has none.
-      if (request.method === 'INVITE') void this.awaitAck(response, transaction.source, cseqOf(request).seq).catch(() => undefined);
-    };
+    const reply = reofferReply(request, transaction, {
+      isOver: () => this.ended,
+      ok: (answered, body) => this.response(answered, 200, body),
+      awaitAck: (response, seq) => void this.awaitAck(response, transaction.source, seq).catch(() => undefined),
+      settled: () => (this.reofferPending = false),
+    });
     if (this.listenerCount('reoffer') === 0) reply(488);
     else this.emit('reoffer', bodyOf(request), reply);
   }

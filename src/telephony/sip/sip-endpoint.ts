@@ -1,17 +1,23 @@
 /**
  * The embedded SIP endpoint: transports, transactions and dialogs of a gateway that answers
- * calls (a UAS). Sources outside the allow-list get one stateless 403 (or nothing). It answers
- * OPTIONS and whatever it refuses at once statelessly, so that they leave no state behind,
- * checks every INVITE against the admission policy (who may call, how many calls) before any
- * work, hands admitted calls to the application as {@link SipDialog}s, and routes CANCEL, ACK
- * and in-dialog requests to them. Malformed requests get 400 when they can be answered at all
- * and are dropped otherwise. The transaction table is bounded; beyond it requests get 503.
+ * calls (a UAS) and places the second leg of a bridged transfer (a UAC). Sources outside the
+ * allow-list get one stateless 403 (or nothing); the target of a call we place is let through
+ * while that call lasts. It answers OPTIONS and whatever it refuses at once statelessly, so
+ * that they leave no state behind, checks every INVITE against the admission policy (who may
+ * call, how many calls) before any work, hands admitted calls to the application as
+ * {@link SipDialog}s, and routes CANCEL, ACK and in-dialog requests to them and to the
+ * {@link OutboundDialog}s of the calls it placed. Malformed requests get 400 when they can be
+ * answered at all and are dropped otherwise. The transaction table is bounded; beyond it
+ * requests get 503.
  */
 import type { Logger } from 'pino';
 import { newTag, parseSipUri, parseVia, sipHost } from './sip-headers.js';
 import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
-import type { ParseResult } from './sip-parser.js';
-import { ALLOW, SipDialog, type DialogHost } from './sip-dialog.js';
+import { cseqOf, type ParseResult } from './sip-parser.js';
+import { ALLOW, SipDialog } from './sip-dialog.js';
+import { InviteClientTransaction, type InviteClientUser } from './sip-invite-client.js';
+import { placeOutboundCall, type OutboundCall, type OutboundCallRequest, type OutboundCallResult, type OutboundHost } from './sip-outbound-call.js';
+import type { OutboundDialog } from './sip-outbound-dialog.js';
 import { buildResponse, ClientTransaction, DEFAULT_TIMERS, serverTransactionKey, ServerTransaction, type SipTimers } from './sip-transactions.js';
 import { StatelessResponder, type StatelessAnswer } from './stateless-responder.js';
 import { SipTransport, type SipPeer, type SipTransportOptions } from './sip-transport.js';
@@ -64,14 +70,30 @@ interface ImmediateAnswer extends StatelessAnswer {
   readonly status: number;
 }
 
-/** A SIP user agent server for incoming calls. */
-export class SipEndpoint implements DialogHost {
+/** A transaction of ours awaiting responses. */
+interface PendingClient {
+  receive(response: SipResponse): void;
+  terminate(): void;
+}
+
+/** An address without the IPv4-mapped prefix a dual-stack socket reports (`::ffff:10.0.0.1`). */
+const plainAddress = (address: string): string => address.replace(/^::ffff:/i, '');
+
+/** A SIP user agent for incoming calls, and for the calls a bridged transfer places. */
+export class SipEndpoint implements OutboundHost {
   readonly timers: SipTimers;
   private readonly transport: SipTransport;
   private readonly stateless: StatelessResponder;
   private readonly serverTransactions = new Map<string, ServerTransaction>();
-  private readonly clientTransactions = new Map<string, ClientTransaction>();
+  /** By branch and method: a CANCEL has the branch of its INVITE (RFC 3261 section 17.1.3). */
+  private readonly clientTransactions = new Map<string, PendingClient>();
   private readonly dialogs = new Map<string, SipDialog>();
+  /** Answered calls we placed, with the release of their target from the allow-list. */
+  private readonly outbound = new Map<string, { readonly dialog: OutboundDialog; readonly unexpect: () => void }>();
+  /** Calls we are placing, not answered yet. */
+  private readonly placing = new Set<OutboundCall>();
+  /** Addresses of the targets of our calls, let past the allow-list, each with its count of calls. */
+  private readonly expected = new Map<string, number>();
   private callHandler: (dialog: SipDialog) => void = (dialog) => dialog.reject(480);
   /** Whether the last new request found the transaction table full. */
   private tableFull = false;
@@ -80,7 +102,8 @@ export class SipEndpoint implements DialogHost {
 
   constructor(private readonly options: SipEndpointOptions) {
     this.timers = options.timers ?? DEFAULT_TIMERS;
-    this.transport = new SipTransport(options);
+    const allowSource = options.allowSource;
+    this.transport = new SipTransport({ ...options, ...(allowSource ? { allowSource: (address: string) => this.allows(address) } : {}) });
     this.stateless = new StatelessResponder(this.transport);
     this.transport.onMessage((result, peer) => this.receive(result, peer));
   }
@@ -109,6 +132,69 @@ export class SipEndpoint implements DialogHost {
     return this.dialogs.size;
   }
 
+  /** Calls we placed that are being placed or are answered. */
+  get outboundCalls(): number {
+    return this.placing.size + this.outbound.size;
+  }
+
+  /** The Server and User-Agent product. */
+  get product(): string | undefined {
+    return this.options.product;
+  }
+
+  /**
+   * Places a call (a bridged transfer's second leg): INVITE with our offer, CANCEL when the
+   * ring timeout passes or `signal` aborts. Resolves with the answered dialog or why it failed;
+   * rejects only for a request that cannot be sent at all.
+   * @throws RangeError when the target is not a SIP URI, the caller ID cannot be read, or a
+   *   header is refused
+   */
+  placeCall(request: OutboundCallRequest, signal?: AbortSignal): Promise<OutboundCallResult> {
+    return placeOutboundCall(this, request, signal, (call) => {
+      this.placing.add(call);
+      void call.result.then(() => this.placing.delete(call));
+    });
+  }
+
+  startInvite(invite: SipRequest, peer: SipPeer, user: InviteClientUser): InviteClientTransaction {
+    const key = `${parseVia(invite.headers.get('Via') ?? '')?.branch}|INVITE`;
+    const transaction = new InviteClientTransaction(invite, peer, this.transport, this.timers, {
+      provisional: (response) => user.provisional(response),
+      accepted: (response) => user.accepted(response),
+      rejected: (response) => user.rejected(response),
+      unreachable: () => user.unreachable(),
+      terminated: () => {
+        this.clientTransactions.delete(key);
+        user.terminated();
+      },
+    });
+    this.clientTransactions.set(key, transaction);
+    transaction.start();
+    return transaction;
+  }
+
+  adopt(dialog: OutboundDialog): void {
+    this.outbound.set(dialog.key, { dialog, unexpect: this.expectPeer(dialog.peer.address) });
+  }
+
+  expectPeer(address: string): () => void {
+    const plain = plainAddress(address);
+    this.expected.set(plain, (this.expected.get(plain) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.expected.get(plain) ?? 1) - 1;
+      if (left === 0) this.expected.delete(plain);
+      else this.expected.set(plain, left);
+    };
+  }
+
+  /** Whether a source may send us requests: on the allow-list, or the target of a call we placed. */
+  private allows(address: string): boolean {
+    return !this.options.allowSource || this.expected.has(plainAddress(address)) || this.options.allowSource(address);
+  }
+
   contactFor(transport: SipPeer['transport']): { host: string; port: number } {
     const port =
       transport === 'UDP' ? this.transport.udpPort : transport === 'TCP' ? this.transport.tcpPort : (this.transport.tlsPort ?? this.transport.tcpPort);
@@ -120,22 +206,25 @@ export class SipEndpoint implements DialogHost {
   }
 
   async request(request: SipRequest, peer: SipPeer): Promise<SipResponse | null> {
-    const transaction = new ClientTransaction(request, peer, this.transport, this.timers, (done) => this.clientTransactions.delete(done.branch));
-    this.clientTransactions.set(transaction.branch, transaction);
+    const key = (branch: string): string => `${branch}|${request.method}`;
+    const transaction = new ClientTransaction(request, peer, this.transport, this.timers, (done) => this.clientTransactions.delete(key(done.branch)));
+    this.clientTransactions.set(key(transaction.branch), transaction);
     transaction.start();
     const outcome = await transaction.outcome;
     return 'response' in outcome ? outcome.response : null;
   }
 
-  release(dialog: SipDialog): void {
+  release(dialog: { readonly key: string }): void {
     this.dialogs.delete(dialog.key);
+    this.outbound.get(dialog.key)?.unexpect();
+    this.outbound.delete(dialog.key);
   }
 
   private receive(result: ParseResult, peer: SipPeer): void {
     if (!result.ok) {
       this.options.logger.debug({ peer, reason: result.reason }, 'SIP message refused');
       // A stranger's junk is not answered at all.
-      if (this.options.allowSource && !this.options.allowSource(peer.address)) return;
+      if (!this.allows(peer.address)) return;
       // A request whose Via can be read gets its 400 (or 505, 413); anything else is dropped.
       if (result.request && result.request.method !== 'ACK' && parseVia(result.request.headers.get('Via') ?? '')) {
         const headers = result.request.headers;
@@ -151,14 +240,14 @@ export class SipEndpoint implements DialogHost {
     const message = result.message;
     if (message.kind === 'response') {
       const branch = parseVia(message.headers.get('Via') ?? '')?.branch;
-      if (branch) this.clientTransactions.get(branch)?.receive(message);
+      if (branch) this.clientTransactions.get(`${branch}|${cseqOf(message).method}`)?.receive(message);
       return;
     }
     this.receiveRequest(message, peer);
   }
 
   private receiveRequest(request: SipRequest, peer: SipPeer): void {
-    if (this.options.allowSource && !this.options.allowSource(peer.address)) {
+    if (!this.allows(peer.address)) {
       this.strangersRefused += 1;
       if (this.options.strangers !== 'drop' && request.method !== 'ACK') this.stateless.respond(request, 403, peer);
       return;
@@ -204,7 +293,7 @@ export class SipEndpoint implements DialogHost {
    * transaction; null for one that needs a transaction (INVITE, CANCEL of a pending INVITE,
    * a request inside a call).
    */
-  private immediateAnswer(request: SipRequest, dialog: SipDialog | undefined): ImmediateAnswer | null {
+  private immediateAnswer(request: SipRequest, dialog: SipDialog | OutboundDialog | undefined): ImmediateAnswer | null {
     const maxForwards = request.headers.get('Max-Forwards');
     if (maxForwards !== undefined && Number(maxForwards.trim()) === 0 && request.method !== 'OPTIONS') return { status: 483 };
     if (request.method === 'CANCEL') {
@@ -262,12 +351,16 @@ export class SipEndpoint implements DialogHost {
     dialog?.cancelled();
   }
 
-  /** The dialog a request belongs to (our tag in To, theirs in From). */
-  private dialogFor(request: SipRequest): SipDialog | undefined {
+  /**
+   * The dialog a request belongs to: our tag is in its To, theirs in its From, whether we
+   * answered the call or placed it.
+   */
+  private dialogFor(request: SipRequest): SipDialog | OutboundDialog | undefined {
     const toTag = /;\s*tag=([^;\s]+)/i.exec(request.headers.get('To') ?? '')?.[1];
     const fromTag = /;\s*tag=([^;\s]+)/i.exec(request.headers.get('From') ?? '')?.[1] ?? '';
     if (!toTag) return undefined;
-    return this.dialogs.get(`${request.headers.get('Call-ID')}|${toTag}|${fromTag}`);
+    const key = `${request.headers.get('Call-ID')}|${toTag}|${fromTag}`;
+    return this.dialogs.get(key) ?? this.outbound.get(key)?.dialog;
   }
 
   private capabilityHeaders(): Array<[string, string]> {
@@ -280,11 +373,19 @@ export class SipEndpoint implements DialogHost {
     ];
   }
 
-  /** Ends every dialog and transaction and closes the transports. */
+  /**
+   * Ends every dialog and transaction and closes the transports. Calls we placed are given
+   * up with one CANCEL or BYE each, sent once (there is no time left for retransmissions).
+   */
   async close(): Promise<void> {
+    const placed = this.placing.size + this.outbound.size;
+    for (const call of [...this.placing]) call.abandon();
+    for (const { dialog } of [...this.outbound.values()]) dialog.abandon();
     for (const dialog of [...this.dialogs.values()]) dialog.abandon();
     for (const transaction of [...this.serverTransactions.values()]) transaction.terminate();
-    for (const transaction of [...this.clientTransactions.values()]) transaction.cancel();
+    for (const transaction of [...this.clientTransactions.values()]) transaction.terminate();
+    // Lets those last datagrams leave before their socket closes.
+    if (placed > 0) await new Promise((resolve) => setImmediate(resolve));
     await this.transport.close();
   }
 }

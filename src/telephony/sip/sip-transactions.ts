@@ -3,13 +3,15 @@
  * transactions absorb retransmitted requests and resend their last response, retransmit a
  * non-2xx final response to an INVITE over UDP until the ACK comes (Timer G, H, I), and keep
  * a completed non-INVITE transaction long enough to answer retransmissions (Timer J). Client
- * non-INVITE transactions retransmit over UDP (Timer E) and give up after 64 × T1 (Timer F).
- * Retransmitting a 2xx to INVITE is the dialog's job, not the transaction's (section 13.3.1.4).
+ * non-INVITE transactions retransmit over UDP (Timer E) and give up after 64 × T1 (Timer F);
+ * the INVITE client transaction is in sip-invite-client.ts. Retransmitting a 2xx to INVITE is
+ * the dialog's job, not the transaction's (section 13.3.1.4).
  */
 import { cseqOf } from './sip-parser.js';
 import { BRANCH_COOKIE, newBranch, parseVia } from './sip-headers.js';
 import { REASON_PHRASES, serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
 import type { SipPeer } from './sip-transport.js';
+import { TimerSet } from './timer-set.js';
 
 /** RFC 3261 timer values (section 17.1.1.1 and table 4). */
 export interface SipTimers {
@@ -22,7 +24,8 @@ export const DEFAULT_TIMERS: SipTimers = { t1Ms: 500, t2Ms: 4000, t4Ms: 5000 };
 
 /** What the transaction layer needs from below. */
 export interface TransactionTransport {
-  send(data: Buffer, peer: SipPeer): void;
+  /** Sends bytes; `onError` hears of a send that failed. */
+  send(data: Buffer, peer: SipPeer, onError?: (error: Error) => void): void;
 }
 
 /** The key that matches a request (and its retransmissions and ACK) to its server transaction. */
@@ -83,7 +86,7 @@ type ServerState = 'proceeding' | 'accepted' | 'completed' | 'confirmed' | 'term
 export class ServerTransaction {
   private state: ServerState = 'proceeding';
   private lastResponse: Buffer | null = null;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers = new TimerSet();
 
   constructor(
     readonly key: string,
@@ -114,15 +117,15 @@ export class ServerTransaction {
     if (this.isInvite && response.status < 300) {
       // RFC 6026: stay to absorb retransmitted INVITEs (Timer L), the dialog resends the 2xx.
       this.state = 'accepted';
-      this.after(64 * this.sipTimers.t1Ms, () => this.terminate());
+      this.timers.after(64 * this.sipTimers.t1Ms, () => this.terminate());
     } else if (this.isInvite) {
       this.state = 'completed';
       if (!reliable) this.retransmit(this.sipTimers.t1Ms);
       // Timer H: an ACK that never comes ends the transaction all the same.
-      this.after(64 * this.sipTimers.t1Ms, () => this.terminate());
+      this.timers.after(64 * this.sipTimers.t1Ms, () => this.terminate());
     } else {
       this.state = 'completed';
-      this.after(reliable ? 0 : 64 * this.sipTimers.t1Ms, () => this.terminate());
+      this.timers.after(reliable ? 0 : 64 * this.sipTimers.t1Ms, () => this.terminate());
     }
   }
 
@@ -131,8 +134,8 @@ export class ServerTransaction {
     if (request.method === 'ACK') {
       if (this.state === 'completed') {
         this.state = 'confirmed';
-        this.clearTimers();
-        this.after(this.source.transport === 'UDP' ? this.sipTimers.t4Ms : 0, () => this.terminate());
+        this.timers.clear();
+        this.timers.after(this.source.transport === 'UDP' ? this.sipTimers.t4Ms : 0, () => this.terminate());
       }
       return;
     }
@@ -141,28 +144,18 @@ export class ServerTransaction {
   }
 
   private retransmit(intervalMs: number): void {
-    this.after(intervalMs, () => {
+    this.timers.after(intervalMs, () => {
       if (this.state !== 'completed' || !this.lastResponse) return;
       this.transport.send(this.lastResponse, responsePeer(this.request, this.source));
       this.retransmit(Math.min(intervalMs * 2, this.sipTimers.t2Ms));
     });
   }
 
-  private after(ms: number, run: () => void): void {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
-
-  private clearTimers(): void {
-    for (const timer of this.timers.splice(0)) clearTimeout(timer);
-  }
-
   /** Ends the transaction now (also used at shutdown). */
   terminate(): void {
     if (this.state === 'terminated') return;
     this.state = 'terminated';
-    this.clearTimers();
+    this.timers.clear();
     this.onTerminated(this);
   }
 }
@@ -170,10 +163,10 @@ export class ServerTransaction {
 /** The outcome of a request we sent: its final response, or a timeout / transport failure. */
 export type ClientOutcome = { readonly response: SipResponse } | { readonly timeout: true };
 
-/** One client non-INVITE transaction (BYE, INFO, OPTIONS that we send). */
+/** One client non-INVITE transaction (BYE, CANCEL, REFER, INFO that we send). */
 export class ClientTransaction {
   readonly branch: string;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers = new TimerSet();
   private done = false;
   private readonly bytes: Buffer;
   readonly outcome: Promise<ClientOutcome>;
@@ -193,9 +186,10 @@ export class ClientTransaction {
 
   /** Sends the request and starts Timers E and F. */
   start(): void {
-    this.transport.send(this.bytes, this.peer);
+    // A connection that cannot be made fails the request at once, not after Timer F.
+    this.transport.send(this.bytes, this.peer, () => this.finish({ timeout: true }));
     if (this.peer.transport === 'UDP') this.retransmit(this.sipTimers.t1Ms);
-    this.after(64 * this.sipTimers.t1Ms, () => this.finish({ timeout: true }));
+    this.timers.after(64 * this.sipTimers.t1Ms, () => this.finish({ timeout: true }));
   }
 
   /** A response with this transaction's branch arrived. */
@@ -205,29 +199,23 @@ export class ClientTransaction {
   }
 
   private retransmit(intervalMs: number): void {
-    this.after(intervalMs, () => {
+    this.timers.after(intervalMs, () => {
       if (this.done) return;
       this.transport.send(this.bytes, this.peer);
       this.retransmit(Math.min(intervalMs * 2, this.sipTimers.t2Ms));
     });
   }
 
-  private after(ms: number, run: () => void): void {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
-
   private finish(outcome: ClientOutcome): void {
     if (this.done) return;
     this.done = true;
-    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.timers.clear();
     this.settle(outcome);
     this.onTerminated(this);
   }
 
   /** Stops without an answer (shutdown). */
-  cancel(): void {
+  terminate(): void {
     this.finish({ timeout: true });
   }
 }

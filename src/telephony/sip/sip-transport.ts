@@ -191,11 +191,16 @@ export class SipTransport {
 
   /**
    * Sends bytes to a peer. Over UDP one datagram; over a stream the connection it came on, or
-   * a new one (TCP or TLS) when none is open.
+   * a new one (TCP or TLS) when none is open. `onError` hears of a send that failed (a refused
+   * connection, an unroutable address); a datagram lost on the way is not known.
    */
-  send(data: Buffer, peer: SipPeer): void {
+  send(data: Buffer, peer: SipPeer, onError?: (error: Error) => void): void {
+    const failed = (error: Error | null | undefined): void => {
+      if (error) onError?.(error);
+    };
     if (peer.transport === 'UDP') {
-      this.udp?.send(data, peer.port, peer.address);
+      if (this.udp) this.udp.send(data, peer.port, peer.address, failed);
+      else failed(new Error('the SIP UDP socket is closed'));
       return;
     }
     let socket = this.connections.get(peerKey(peer));
@@ -203,7 +208,7 @@ export class SipTransport {
       socket = peer.transport === 'TLS' ? tls.connect({ host: peer.address, port: peer.port }) : net.connect({ host: peer.address, port: peer.port });
       this.track(peer, socket);
     }
-    socket.write(data);
+    socket.write(data, failed);
   }
 
   /** Closes listeners and connections. */

@@ -14,6 +14,7 @@ import type { SipDialog } from '../../../src/telephony/sip/sip-dialog.js';
 import { SipEndpoint } from '../../../src/telephony/sip/sip-endpoint.js';
 import type { SipRequest, SipResponse } from '../../../src/telephony/sip/sip-message.js';
 import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
+import { responseText } from '../../helpers/sip-responses.js';
 import { assertSippPassed, removeSippRuns, requireSipp, sippScenario, startSipp, type SippTransport } from '../../helpers/sipp.js';
 
 const TIMERS = { t1Ms: 100, t2Ms: 800, t4Ms: 500 };
@@ -114,18 +115,7 @@ describe('NOTIFY and REFER as the scripted peer sends them', () => {
     return { dialog, toTag };
   }
 
-  const answer = (sent: SipRequest, status: number, reason: string): string =>
-    [
-      `SIP/2.0 ${status} ${reason}`,
-      `Via: ${sent.headers.get('Via')}`,
-      `From: ${sent.headers.get('From')}`,
-      `To: ${sent.headers.get('To')}`,
-      `Call-ID: ${sent.headers.get('Call-ID')}`,
-      `CSeq: ${sent.headers.get('CSeq')}`,
-      'Content-Length: 0',
-      '',
-      '',
-    ].join('\r\n');
+  const answer = (sent: SipRequest, status: number, reason: string): string => responseText(sent, status, { reason });
   const notify = (sipfrag: string, state: string, event = 'refer') => [
     `Event: ${event}`,
     `Subscription-State: ${state}`,
