@@ -15,6 +15,7 @@ import { Admission, httpLimits, realtimeLimits } from './api/admission.js';
 import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
 import { UsageMeter } from './metering/usage-meter.js';
+import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -56,7 +57,11 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
   }
 }
 
-/** Builds the services the HTTP API runs on, over an opened store and started engines. */
+/**
+ * Builds the services the HTTP API runs on, over an opened store and started engines. Their
+ * owner starts the recordings' upkeep (`services.recordings.start()`) and closes them before
+ * the engines and the store.
+ */
 export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
   return {
     config,
@@ -67,6 +72,13 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
+    recordings: new RecordingService({
+      folder: path.join(config.dataDir, RECORDINGS_FOLDER),
+      repository: store.recordings,
+      recognisers: engines.live.stt,
+      config: config.recordings,
+      logger: logger.child({ part: 'recordings' }),
+    }),
   };
 }
 
@@ -95,13 +107,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const address = await app.listen({ host: config.host, port: config.port });
   let telephony: TelephonyService | null = null;
   try {
-    telephony = config.telephony.enabled ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' })) : null;
+    telephony = config.telephony.enabled
+      ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), { recordings: services.recordings })
+      : null;
   } catch (error) {
     await app.close();
+    await services.recordings.close();
     await engines.close();
     await store.close();
     throw error;
   }
+  services.recordings.start();
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -118,6 +134,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await app.close();
         } finally {
           clearTimeout(timer);
+          // After the calls (which save recordings) and before the recognisers and the store it uses.
+          await services.recordings.close();
           await engines.close();
           await store.close();
         }

@@ -3,6 +3,7 @@ import type { EngineRegistry } from '../../engine/registry.js';
 import type { KeyService } from '../auth/key-service.js';
 import type { Config } from '../config.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
+import type { RecordingService } from '../recordings/recording-service.js';
 import type { Admission } from './admission.js';
 
 /** Counters of this process, shown in capabilities. */
@@ -21,4 +22,6 @@ export interface AppServices {
   /** The same rules for realtime sessions: opens per minute, sessions per key and per process. */
   readonly realtimeAdmission: Admission;
   readonly stats: ProcessStats;
+  /** Voicemail recordings: what calls save and `/v1/recordings` serves. */
+  readonly recordings: RecordingService;
 }

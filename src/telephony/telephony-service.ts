@@ -10,7 +10,9 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
 import { DialplanLibrary } from '../dialplan/dialplan-library.js';
 import type { CallDialog } from './call/call-dialog.js';
-import { CallSession, type CallUsage } from './call/call-session.js';
+import { CallSession, type CallUsage, type RecordingSink } from './call/call-session.js';
+import type { CallPlacer } from './call/call-transfer.js';
+import { legPlacer } from './call/outbound-leg.js';
 import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
 import { MediaThread } from './media/media-thread.js';
 import { RtpPortsExhausted } from './media/rtp-port-pool.js';
@@ -30,6 +32,14 @@ export interface TelephonyStats {
   readonly usage: CallUsage[];
 }
 
+/** What the phone side is started with besides its configuration. */
+export interface TelephonyParts {
+  /** Where voicemails go. */
+  readonly recordings: RecordingSink;
+  /** SIP timers (tests shorten them). */
+  readonly timers?: SipTimers;
+}
+
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
 type Signalling = { readonly kind: 'embedded'; readonly endpoint: SipEndpoint } | { readonly kind: 'drachtio'; readonly drachtio: DrachtioSignalling };
 
@@ -46,6 +56,7 @@ export class TelephonyService {
     private readonly dialplans: DialplanLibrary,
     private readonly config: TelephonyConfig,
     private readonly engines: EngineRegistry,
+    private readonly recordings: RecordingSink,
     private readonly logger: Logger,
   ) {
     if (signalling.kind === 'embedded') signalling.endpoint.onCall((dialog) => this.take(dialog, dialog.source));
@@ -56,7 +67,8 @@ export class TelephonyService {
    * Loads the dialplans (a bad one stops the start, with file and line) and follows their
    * changes, binds the SIP listeners (or connects to drachtio-server) and starts taking calls.
    */
-  static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, timers?: SipTimers): Promise<TelephonyService> {
+  static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, parts: TelephonyParts): Promise<TelephonyService> {
+    const { timers, recordings } = parts;
     const dialplans = await DialplanLibrary.open(config.dialplansDir, logger);
     const admission = new CallAdmission({
       allow: config.allow,
@@ -67,7 +79,7 @@ export class TelephonyService {
     const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
     await media.start();
     try {
-      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, timers);
+      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, recordings, timers);
       dialplans.watch();
       return service;
     } catch (error) {
@@ -84,13 +96,14 @@ export class TelephonyService {
     admission: CallAdmission,
     media: MediaThread,
     dialplans: DialplanLibrary,
+    recordings: RecordingSink,
     timers?: SipTimers,
   ): Promise<TelephonyService> {
     const routes = dialplans.current.routes.map((route) => route.number);
     if (config.drachtio) {
       const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
       logger.info({ drachtio: drachtio.target, routes }, 'taking calls');
-      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, media, dialplans, config, engines, logger);
+      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, media, dialplans, config, engines, recordings, logger);
     }
     const endpoint = new SipEndpoint({
       host: config.host,
@@ -112,7 +125,7 @@ export class TelephonyService {
       );
     }
     logger.info({ sip: endpoint.ports, routes }, 'taking calls');
-    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, logger);
+    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, recordings, logger);
   }
 
   /**
@@ -134,6 +147,21 @@ export class TelephonyService {
     return this.media.pacingStats(reset);
   }
 
+  /** Our media address for SDP. */
+  private get mediaAddress(): string {
+    return this.config.advertisedAddress ?? this.config.host;
+  }
+
+  /** Places the second call of a bridged transfer (on the embedded endpoint only). */
+  private readonly placeCall = (...args: Parameters<CallPlacer>): ReturnType<CallPlacer> =>
+    legPlacer({
+      endpoint: this.signalling.kind === 'embedded' ? this.signalling.endpoint : null,
+      media: this.media,
+      mediaAddress: this.mediaAddress,
+      codecs: this.config.codecs,
+      logger: this.logger,
+    })(...args);
+
   /** Runs an admitted call's route: a media port, a call session, its counters. */
   private take(dialog: CallDialog, source: SipPeer): void {
     const route = this.dialplans.current.route(dialog.calledUser ?? '');
@@ -151,8 +179,10 @@ export class TelephonyService {
           call = new CallSession(dialog, route, channel, {
             engines: this.engines,
             logger: this.logger,
-            mediaAddress: this.config.advertisedAddress ?? this.config.host,
+            mediaAddress: this.mediaAddress,
             codecs: this.config.codecs,
+            recordings: this.recordings,
+            placeCall: this.placeCall,
           });
         } catch (error) {
           void channel.close();

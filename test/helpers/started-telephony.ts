@@ -13,6 +13,8 @@ import { loadConfig } from '../../src/config.js';
 import type { Env } from '../../src/config-values.js';
 import { startEngines } from '../../src/server.js';
 import type { SipTimers } from '../../src/telephony/sip/sip-transactions.js';
+import { RecordingService } from '../../src/recordings/recording-service.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
 
 /**
@@ -27,6 +29,8 @@ export function anyNumberDialplan(steps: string): string {
 export interface StartedTelephony {
   readonly service: TelephonyService;
   readonly engines: EngineRegistry;
+  /** Where the calls' voicemails go (files and index in the temporary folder). */
+  readonly recordings: RecordingService;
   /** The temporary folder holding the dialplan; a test may keep its own files there. */
   readonly dir: string;
   close(): Promise<void>;
@@ -41,8 +45,19 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
   await fs.writeFile(path.join(dir, 'test.yaml'), dialplan);
   const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', ...env, SPRACHROHR_DIALPLANS_DIR: dir });
   const engines = await startEngines(config);
-  const service = await TelephonyService.start(config.telephony, engines, options.logger ?? pino({ level: 'silent' }), options.timers).catch(
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const store = SqliteStore.open(path.join(dir, 'store.sqlite'));
+  const recordings = new RecordingService({
+    folder: path.join(dir, 'recordings'),
+    repository: store.recordings,
+    recognisers: engines.live.stt,
+    config: config.recordings,
+    logger,
+  });
+  const service = await TelephonyService.start(config.telephony, engines, logger, { recordings, ...(options.timers ? { timers: options.timers } : {}) }).catch(
     async (error: unknown) => {
+      await recordings.close();
+      await store.close();
       await engines.close();
       throw error;
     },
@@ -50,9 +65,12 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
   return {
     service,
     engines,
+    recordings,
     dir,
     close: async () => {
       await service.close();
+      await recordings.close();
+      await store.close();
       await engines.close();
       await fs.rm(dir, { recursive: true, force: true });
     },

@@ -140,7 +140,9 @@ describe('GET /v1/openapi.json', () => {
       expect(routes).toContain(path.split('/').pop());
       expect(document.paths, path).toHaveProperty([path]);
     }
-    expect(Object.keys(document.paths).sort()).toEqual([...served].sort());
+    // The recordings endpoints are checked in recordings.test.ts.
+    const recordings = ['/v1/recordings', '/v1/recordings/{id}', '/v1/recordings/{id}/audio'];
+    expect(Object.keys(document.paths).sort()).toEqual([...served, ...recordings].sort());
     const tts = document.paths['/v1/tts'].post;
     expect(tts.requestBody.content['application/json'].schema.properties.voice.enum).toEqual(
       capabilities.text_to_speech.voices.map((v: { id: string }) => v.id),

@@ -284,7 +284,7 @@ describe('calls through drachtio-server (fake)', () => {
     const config = loadConfig(
       env({ SPRACHROHR_DRACHTIO: `127.0.0.1:${digestFake.port}`, SPRACHROHR_SIP_DIGEST_USER: 'trunk', SPRACHROHR_SIP_DIGEST_PASSWORD: 'geheim' }),
     );
-    const digestService = await TelephonyService.start(config.telephony, engines, capturedLogger().logger);
+    const digestService = await TelephonyService.start(config.telephony, engines, capturedLogger().logger, { recordings: telephony.recordings });
     try {
       await digestFake.ready();
       const call = digestFake.invite({ number: 'keys', sdp: offer(4000) });
@@ -311,7 +311,7 @@ describe('calls through drachtio-server (fake)', () => {
   it('fails the start clearly when drachtio-server refuses the secret, and stops connecting', async () => {
     const config = loadConfig(env({ SPRACHROHR_DRACHTIO_SECRET: 'not-the-secret' }));
     const before = fake.authentications.length;
-    const start = TelephonyService.start(config.telephony, engines, capturedLogger().logger);
+    const start = TelephonyService.start(config.telephony, engines, capturedLogger().logger, { recordings: telephony.recordings });
     await expect(start).rejects.toThrow(ConfigError);
     await expect(start).rejects.toThrow(/SPRACHROHR_DRACHTIO_SECRET/);
     await sleep(800);

@@ -24,6 +24,7 @@ import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequ
 import { listenForCaller, speakPrompt } from './call-turns.js';
 import { abortableDelay } from './abortable-delay.js';
 import { captureMessage, type CapturedMessage } from './call-recording.js';
+import { addressTransfer, bridgedTransfer, failedTransfer, type CallPlacer } from './call-transfer.js';
 import type { CallCodec } from '../telephony-config.js';
 
 /** What a call reports as it goes. */
@@ -59,7 +60,9 @@ export interface CallServices {
   readonly mediaAddress: string;
   readonly codecs: readonly CallCodec[];
   /** Where voicemails go (the recordings of `GET /v1/recordings`). */
-  readonly recordings?: RecordingSink;
+  readonly recordings: RecordingSink;
+  /** Places the second call of a bridged transfer. */
+  readonly placeCall: CallPlacer;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -175,10 +178,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** Speaks a prompt; meters it and reports the turn's latency and a barge-in. */
-  private async say(prompt: Parameters<StepContext['say']>[0]): Promise<{ interrupted: boolean }> {
+  private async say(prompt: Parameters<StepContext['say']>[0], signal: AbortSignal = this.signal): Promise<{ interrupted: boolean }> {
     const media = await this.earlyMedia();
     const started = performance.now();
-    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, this.signal);
+    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, signal);
     this.ttsSeconds += outcome.synthesisedSeconds;
     const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
     const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
@@ -230,7 +233,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const seconds = Math.round((message.pcm.length / message.sampleRateHz) * 100) / 100;
     if (!message.spoke || message.endedBy === 'no_input') return { recordingId: null, seconds: 0, endedBy: message.endedBy };
-    if (!this.services.recordings) throw new Error('no recording store');
     const saved = await this.services.recordings.save({
       callId: this.dialog.callId,
       route: this.route.number,
@@ -244,8 +246,40 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     return { recordingId: saved.id, seconds, endedBy: message.endedBy };
   }
 
+  /**
+   * Hands the caller to a person: REFER first (unless the step asks for a bridge), then, when
+   * the caller's side refuses REFER and the step allows it, a bridged call.
+   */
   private async transfer(request: TransferRequest): ReturnType<StepContext['transfer']> {
-    throw new Error(`transfer ${JSON.stringify(request)}`);
+    const addressing = addressTransfer(request, {
+      source: this.dialog.source,
+      callerUri: this.dialog.callerUri,
+      called: this.vars['called']!,
+      ourHost: this.services.mediaAddress,
+    });
+    if ('problem' in addressing) {
+      this.logger.error(addressing.problem);
+      return { result: 'failed', status: null };
+    }
+    // A transfer hands over an answered call (REFER needs a confirmed dialog).
+    await this.answer();
+    if (request.mode !== 'bridge') {
+      const referred = await this.dialog.refer(addressing.target, { headers: addressing.headers }, this.signal);
+      this.logger.info({ target: addressing.target, ...referred }, 'refer');
+      if (referred.result === 'transferred') {
+        await this.hangup('transferred');
+        return { result: 'transferred', status: referred.status };
+      }
+      if (referred.result === 'failed') return failedTransfer(referred.status);
+      if (request.mode === 'refer' || this.signal.aborted) return { result: 'refused', status: referred.status };
+    }
+    const media = await this.earlyMedia();
+    return bridgedTransfer(
+      { media, place: this.services.placeCall, logger: this.logger, say: (prompt, signal) => this.say(prompt, signal) },
+      { target: addressing.target, from: addressing.from, headers: addressing.inviteHeaders, ringTimeoutMs: request.ringTimeoutMs },
+      request.waiting,
+      this.signal,
+    );
   }
 
   /** Fills `{{name}}` placeholders; values are escaped inside markup. */
@@ -366,7 +400,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Ends the call from our side (BYE, or 480 while ringing), with a reason for the log and the BYE. */
   async hangup(reason?: string): Promise<void> {
     if (reason !== undefined) this.logger.info({ reason }, 'hanging up');
-    if (!this.dialog.ended) await this.dialog.hangup();
+    if (!this.dialog.ended) await this.dialog.hangup(reason);
     this.end('hangup');
   }
 
