@@ -11,7 +11,7 @@ import dgram from 'node:dgram';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeMulaw } from '../../src/audio/g711.js';
+import { decodeMulaw, encodeMulaw } from '../../src/audio/g711.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { assertSippPassed, freePort, removeSippRuns, requireSipp, runSipp, sippScenario, startSippServer } from '../helpers/sipp.js';
@@ -167,6 +167,23 @@ class MediaSocket {
     }, 20);
   }
 
+  /** Packets whose audio is the Swiss ringback tone: nearly all of its energy at 425 Hz. */
+  ringback(): number {
+    return this.received.filter((packet) => {
+      const samples = decodeMulaw(packet.payload);
+      let energy = 0;
+      let cos = 0;
+      let sin = 0;
+      samples.forEach((value, n) => {
+        energy += value * value;
+        cos += value * Math.cos((2 * Math.PI * 425 * n) / 8000);
+        sin += value * Math.sin((2 * Math.PI * 425 * n) / 8000);
+      });
+      // A pure tone of amplitude A over N samples: energy N·A²/2, and (cos² + sin²) = (N·A/2)².
+      return energy > 0 && (2 * (cos * cos + sin * sin)) / (samples.length * energy) > 0.8;
+    }).length;
+  }
+
   /** Packets that came from the other side's {@link talk} with `tag`. */
   from(tag: number): number {
     return this.received.filter((packet) => packet.payload[0] === tag && packet.payload[3] === 0x2a && packet.payload[159] === 0x2a).length;
@@ -204,6 +221,8 @@ describe('a caller whose phone refuses REFER is bridged', () => {
       // Each side got the other's packets, byte for byte (both legs PCMU: the payload is forwarded as it came).
       expect(person.from(0xa1)).toBeGreaterThan(50);
       expect(caller.from(0xb2)).toBeGreaterThan(50);
+      // While the person's phone rang (1.5 s), the caller heard the ringback: at least its first second.
+      expect(caller.ringback()).toBeGreaterThanOrEqual(45);
       const refer = referLines().at(-1);
       expect(refer).toMatchObject({ result: 'refused', status: 405, target: `sip:stoerung@127.0.0.1:${targetPort}` });
       expect(logs.some((line) => line['msg'] === 'bridged')).toBe(true);

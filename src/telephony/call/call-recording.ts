@@ -2,7 +2,9 @@
  * Taking a voicemail on a call: a beep, then the caller's audio until they have been silent
  * for `endSilenceMs` after speaking, pressed the finishing key, reached the length limit or hung
  * up. Voice is told from silence by the WebRTC voice activity detector, on this thread (one
- * detector per recording; a 20 ms frame costs microseconds).
+ * detector per recording; a 20 ms frame costs microseconds). The limits are kept by the clock,
+ * not by counting frames: a phone that suppresses silence sends no packets at all while its
+ * caller is quiet.
  */
 import { loadWebRtcVad, WebRtcVad } from '../../../engine/vad/webrtc-vad.js';
 import { concatPcm } from '../../audio/pcm.js';
@@ -25,6 +27,8 @@ const SPEECH_FRAMES = 3;
 /** Silence kept after the last words: the message does not end abruptly, nor with seconds of nothing. */
 const KEPT_SILENCE_MS = 500;
 const FRAME_MS = 20;
+/** How often the clock limits are checked. */
+const CHECK_MS = 50;
 
 /** Plays the beep and records the caller's message. */
 export async function captureMessage(media: MediaChannel, request: RecordRequest, signal: AbortSignal): Promise<CapturedMessage> {
@@ -35,11 +39,14 @@ export async function captureMessage(media: MediaChannel, request: RecordRequest
   const frames: Int16Array[] = [];
   let voicedRun = 0;
   let lastVoiceFrame = -1;
+  const startedAt = performance.now();
+  let lastVoiceAt = 0;
   return await new Promise<CapturedMessage>((resolve) => {
     let settled = false;
     const finish = (endedBy: RecordOutcome['endedBy']): void => {
       if (settled) return;
       settled = true;
+      clearInterval(clock);
       media.off('audio', onAudio);
       media.off('dtmf', onKey);
       signal.removeEventListener('abort', onHangup);
@@ -52,12 +59,18 @@ export async function captureMessage(media: MediaChannel, request: RecordRequest
       // A copy: the frame is a view into the media thread's batch of every call's audio.
       frames.push(pcm.slice());
       voicedRun = vad.isSpeech(pcm) ? voicedRun + 1 : 0;
-      if (voicedRun >= SPEECH_FRAMES) lastVoiceFrame = frames.length - 1;
-      const heardMs = frames.length * FRAME_MS;
-      if (heardMs >= request.maxSeconds * 1000) return finish('max_length');
-      if (lastVoiceFrame < 0 && heardMs >= request.timeoutMs) return finish('no_input');
-      if (lastVoiceFrame >= 0 && (frames.length - 1 - lastVoiceFrame) * FRAME_MS >= request.endSilenceMs) finish('silence');
+      if (voicedRun >= SPEECH_FRAMES) {
+        lastVoiceFrame = frames.length - 1;
+        lastVoiceAt = performance.now();
+      }
+      if (frames.length * FRAME_MS >= request.maxSeconds * 1000) finish('max_length');
     };
+    const clock = setInterval(() => {
+      const now = performance.now();
+      if (now - startedAt >= request.maxSeconds * 1000) finish('max_length');
+      else if (lastVoiceFrame < 0 && now - startedAt >= request.timeoutMs) finish('no_input');
+      else if (lastVoiceFrame >= 0 && now - lastVoiceAt >= request.endSilenceMs) finish('silence');
+    }, CHECK_MS);
     const onKey = (key: string): void => {
       if (request.finishOnKey !== '' && key === request.finishOnKey) finish('key');
     };
