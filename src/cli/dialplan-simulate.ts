@@ -8,6 +8,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createDialectRenderer } from '../../engine/registry.js';
+import { loadConfig } from '../config.js';
 import { checkDialplan, DialplanError, Dialplans } from '../dialplan/dialplan-loader.js';
 import { runRoute } from '../dialplan/run-route.js';
 import { SimulatedCall, type SimulatedTarget } from '../dialplan/simulation/simulated-call.js';
@@ -51,7 +52,7 @@ export async function simulateCommand(argv: string[], input: NodeJS.ReadableStre
   const lines = readline.createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const call = new SimulatedCall(
     route,
-    { caller: values.caller, called: values.number, at, target: values.transfer as SimulatedTarget },
+    { caller: values.caller, called: values.number, at, target: values.transfer as SimulatedTarget, webhookSecret: loadConfig(process.env).recordings.secret },
     {
       readLine: async () => {
         const next = await lines.next();

@@ -74,6 +74,19 @@ export const DIALPLAN_DEFAULTS = {
     /** The variable the recording's id lands in. */
     into: 'recording',
   },
+  webhook: {
+    /** A bot slower than this for one turn has failed it. */
+    timeout_ms: 3000,
+    /** Attempts again when the bot cannot be reached at all. */
+    retries: 1,
+  },
+  /** What a call hears when its bot fails, per language, unless the step says otherwise. */
+  botFailed: {
+    de: 'Entschuldigung, es ist ein technisches Problem aufgetreten. Bitte rufen Sie später wieder an.',
+    fr: 'Pardon, un problème technique est survenu. Veuillez rappeler plus tard.',
+    it: 'Scusi, si è verificato un problema tecnico. Vi preghiamo di richiamare più tardi.',
+    en: 'Sorry, something went wrong on our side. Please call again later.',
+  },
   /** The prompts a menu or gather says on no input / no match, per language, unless the step gives its own. */
   sorry: {
     de: { no_input: 'Entschuldigung, ich habe nichts gehört.', no_match: 'Entschuldigung, das habe ich nicht verstanden.' },
@@ -82,6 +95,12 @@ export const DIALPLAN_DEFAULTS = {
     en: { no_input: 'Sorry, I did not hear anything.', no_match: 'Sorry, I did not get that.' },
   },
 } as const;
+
+/** The default apology of a failed bot for a language code (`de-CH` takes `de`'s; English for others). */
+export function botFailedPrompt(language: string): string {
+  const base = language.toLowerCase().split('-')[0]! as keyof typeof DIALPLAN_DEFAULTS.botFailed;
+  return DIALPLAN_DEFAULTS.botFailed[base] ?? DIALPLAN_DEFAULTS.botFailed.en;
+}
 
 /** The default "sorry" prompts for a language code (`de-CH` takes `de`'s; English for others). */
 export function sorryPrompts(language: string): { readonly no_input: string; readonly no_match: string } {

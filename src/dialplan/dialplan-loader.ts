@@ -45,6 +45,23 @@ const validateRouteShell = ajv.compile({
   properties: { ...DialplanRouteSchema.properties, steps: { type: 'array', minItems: 1, maxItems: 200 } },
 });
 
+/**
+ * What is wrong with the shape of one step given outside a file (a bot's action): its kind and
+ * its fields against the schema; null when it is good.
+ */
+export function stepShapeProblem(step: unknown): string | null {
+  if (step === null || typeof step !== 'object' || Array.isArray(step)) return 'an action is an object naming one step kind';
+  const kinds = STEP_KINDS.filter((kind) => kind in step);
+  if (kinds.length !== 1) return `an action has exactly one of ${STEP_KINDS.join(', ')}`;
+  const validate = stepValidators.get(kinds[0]!)!;
+  if (validate(step)) return null;
+  const error = mostTelling(validate.errors!);
+  const where = error.instancePath || `/${kinds[0]}`;
+  if (error.keyword === 'additionalProperties')
+    return `${where}: unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
+  return `${where} ${error.message}`;
+}
+
 /** Every route of every dialplan, and the choice of route for a called number. */
 export class Dialplans {
   constructor(

@@ -1,13 +1,14 @@
 /**
  * The dialplan format (`dialplans/*.yaml`): routes by called number, each a list of steps
  * (prompt-step-schemas.ts: say, listen, menu, gather, record; flow-step-schemas.ts: answer,
- * hangup, goto, set, branch, hours, language, transfer). The JSON Schema here is what the
+ * hangup, goto, set, branch, hours, language, transfer; bot-step-schemas.ts: webhook). The JSON Schema here is what the
  * loader checks every file against.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DIALPLAN_DEFAULTS as D } from './dialplan-defaults.js';
 import { AnswerStep, BranchStep, GotoStep, HangupStep, HoursStep, LanguageStep, SetStep, TransferStep } from './flow-step-schemas.js';
 import { GatherStep, ListenStep, MenuStep, RecordStep, SayStep } from './prompt-step-schemas.js';
+import { WebhookStep } from './bot-step-schemas.js';
 
 /** Every step kind's schema; the loader checks a step against the one its key names. */
 export const STEP_SCHEMAS = {
@@ -24,6 +25,7 @@ export const STEP_SCHEMAS = {
   hours: HoursStep,
   language: LanguageStep,
   transfer: TransferStep,
+  webhook: WebhookStep,
 } as const;
 
 export const DialplanStepSchema = Type.Union([
@@ -40,6 +42,7 @@ export const DialplanStepSchema = Type.Union([
   HoursStep,
   LanguageStep,
   TransferStep,
+  WebhookStep,
 ]);
 
 export const DialplanRouteSchema = Type.Object(

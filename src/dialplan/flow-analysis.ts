@@ -31,11 +31,12 @@ export function referencesOf(step: DialplanStep): StepReference[] {
     add(step.hours.holiday, 'hours', 'holiday');
   }
   if ('transfer' in step) add(step.transfer.on_fail, 'transfer', 'on_fail');
+  if ('webhook' in step) add(step.webhook.on_fail, 'webhook', 'on_fail');
   return refs;
 }
 
-/** Steps that wait for the caller: a loop through one of them is a conversation, not a spin. */
-const LISTENING = new Set(['listen', 'menu', 'gather', 'record']);
+/** Steps that wait for the caller (a bot listens through its actions): a loop through one of them is a conversation, not a spin. */
+const LISTENING = new Set(['listen', 'menu', 'gather', 'record', 'webhook']);
 
 /** The indexes a step may send the call to next (`steps.length` or beyond: the call ends). */
 export function successorsOf(steps: readonly DialplanStep[], index: number, indexOf: (id: string) => number): number[] {
@@ -64,6 +65,11 @@ export function successorsOf(steps: readonly DialplanStep[], index: number, inde
     }
     case 'transfer':
       return [at((step as Extract<DialplanStep, { transfer: unknown }>).transfer.on_fail)];
+    case 'webhook': {
+      // After the bot: the next step; after a failed bot, on_fail (or the end of the call).
+      const onFail = (step as Extract<DialplanStep, { webhook: unknown }>).webhook.on_fail;
+      return onFail === undefined ? [next] : [next, indexOf(onFail)];
+    }
     default:
       return [next];
   }

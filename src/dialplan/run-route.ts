@@ -7,8 +7,8 @@ import { DIALPLAN_DEFAULTS } from './dialplan-defaults.js';
 import { stepKind } from './step-kinds.js';
 import { runStep, type StepContext } from './steps/index.js';
 
-/** The steps that end a call themselves (the others end it only because the caller left). */
-const ENDING = new Set(['hangup', 'transfer']);
+/** The steps that end a call themselves (the others end it only because the caller left; a webhook step may do either). */
+const ENDING = new Set(['hangup', 'transfer', 'webhook']);
 
 /** Why a route stopped running. */
 export type RouteEnd = 'ended' | 'last-step' | 'caller-left' | 'max-turns';

@@ -16,6 +16,8 @@ export interface RecordingsConfig {
   readonly retentionDays: number;
   /** Where `recording.created` is POSTed, or `null` for nowhere. */
   readonly webhook: WebhookTarget | null;
+  /** The deployment's webhook secret (`SPRACHROHR_WEBHOOK_SECRET`): it also signs the requests of webhook bots. */
+  readonly secret: string | null;
 }
 
 /** Shortest webhook secret accepted: the same bar as the key secret's. */
@@ -33,11 +35,11 @@ export function loadRecordingsConfig(env: Env): RecordingsConfig {
     throw new ConfigError('SPRACHROHR_WEBHOOK_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters long`);
   }
   const url = env['SPRACHROHR_RECORDINGS_WEBHOOK_URL'] || null;
-  if (url === null) return { retentionDays, webhook: null };
+  if (url === null) return { retentionDays, webhook: null, secret };
   checkWebhookUrl(url);
   // An unsigned announcement could be forged by anyone who finds the receiver's address.
   if (secret === null) throw new ConfigError('SPRACHROHR_WEBHOOK_SECRET', 'is required when SPRACHROHR_RECORDINGS_WEBHOOK_URL is set');
-  return { retentionDays, webhook: { url, secret } };
+  return { retentionDays, webhook: { url, secret }, secret };
 }
 
 function checkWebhookUrl(url: string): void {

@@ -36,8 +36,16 @@ export interface TelephonyStats {
 export interface TelephonyParts {
   /** Where voicemails go. */
   readonly recordings: RecordingSink;
+  /** Signs webhook bots' requests; null: unsigned. */
+  readonly webhookSecret?: string | null;
   /** SIP timers (tests shorten them). */
   readonly timers?: SipTimers;
+}
+
+/** What every call is given besides the engines and the media. */
+interface CallParts {
+  readonly recordings: RecordingSink;
+  readonly webhookSecret: string | null;
 }
 
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
@@ -56,7 +64,7 @@ export class TelephonyService {
     private readonly dialplans: DialplanLibrary,
     private readonly config: TelephonyConfig,
     private readonly engines: EngineRegistry,
-    private readonly recordings: RecordingSink,
+    private readonly callParts: CallParts,
     private readonly logger: Logger,
   ) {
     if (signalling.kind === 'embedded') signalling.endpoint.onCall((dialog) => this.take(dialog, dialog.source));
@@ -69,6 +77,7 @@ export class TelephonyService {
    */
   static async start(config: TelephonyConfig, engines: EngineRegistry, logger: Logger, parts: TelephonyParts): Promise<TelephonyService> {
     const { timers, recordings } = parts;
+    const webhookSecret = parts.webhookSecret ?? null;
     const dialplans = await DialplanLibrary.open(config.dialplansDir, logger);
     const admission = new CallAdmission({
       allow: config.allow,
@@ -79,7 +88,7 @@ export class TelephonyService {
     const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
     await media.start();
     try {
-      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, recordings, timers);
+      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, { recordings, webhookSecret }, timers);
       dialplans.watch();
       return service;
     } catch (error) {
@@ -96,14 +105,14 @@ export class TelephonyService {
     admission: CallAdmission,
     media: MediaThread,
     dialplans: DialplanLibrary,
-    recordings: RecordingSink,
+    callParts: CallParts,
     timers?: SipTimers,
   ): Promise<TelephonyService> {
     const routes = dialplans.current.routes.map((route) => route.number);
     if (config.drachtio) {
       const drachtio = await DrachtioSignalling.connect({ ...config.drachtio, logger, admit: (invite, source) => admission.check(invite, source) });
       logger.info({ drachtio: drachtio.target, routes }, 'taking calls');
-      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, media, dialplans, config, engines, recordings, logger);
+      return new TelephonyService({ kind: 'drachtio', drachtio }, admission, media, dialplans, config, engines, callParts, logger);
     }
     const endpoint = new SipEndpoint({
       host: config.host,
@@ -125,7 +134,7 @@ export class TelephonyService {
       );
     }
     logger.info({ sip: endpoint.ports, routes }, 'taking calls');
-    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, recordings, logger);
+    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, callParts, logger);
   }
 
   /**
@@ -181,7 +190,8 @@ export class TelephonyService {
             logger: this.logger,
             mediaAddress: this.mediaAddress,
             codecs: this.config.codecs,
-            recordings: this.recordings,
+            recordings: this.callParts.recordings,
+            webhookSecret: this.callParts.webhookSecret,
             placeCall: this.placeCall,
           });
         } catch (error) {

@@ -93,13 +93,14 @@ describe('dialplan steps are checked at load', () => {
     expect(warnings.map((warning) => warning.message)).toEqual(['t.yaml:11:9: warning: step 4 is never reached']);
   });
 
-  it('loads the shipped dialplans: echo, the Zürich hotline and the four-language welcome, without warnings', async () => {
+  it('loads the shipped dialplans: echo, the Zürich hotline, the four-language welcome and the webhook bot, without warnings', async () => {
     const plans = await loadDialplans(fileURLToPath(new URL('../../dialplans', import.meta.url)));
     expect(plans.warnings).toEqual([]);
     expect(plans.route('0445550100')?.file).toMatch(/hotline-zurich\.yaml$/);
     expect(plans.route('0445550200')?.file).toMatch(/welcome-4-languages\.yaml$/);
     expect(plans.route('0311234567')?.file).toMatch(/echo\.yaml$/);
     const names = await fs.readdir(fileURLToPath(new URL('../../dialplans', import.meta.url)));
-    expect(names.sort()).toEqual(['echo.yaml', 'hotline-zurich.yaml', 'welcome-4-languages.yaml']);
+    expect(names.sort()).toEqual(['bot-webhook.yaml', 'echo.yaml', 'hotline-zurich.yaml', 'welcome-4-languages.yaml']);
+    expect(plans.route('0445550300')?.file).toMatch(/bot-webhook\.yaml$/);
   });
 });

@@ -3,38 +3,10 @@
  * `silence`, `hangup`, or what they say) and every prompt, transfer, recording and hangup comes
  * out as a line, as `sprachrohr dialplan simulate` prints them.
  */
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createDialectRenderer } from '../../engine/registry.js';
-import { parseDialplan } from '../../src/dialplan/dialplan-loader.js';
-import { runRoute, type RouteEnd } from '../../src/dialplan/run-route.js';
-import { SimulatedCall, type SimulatedTarget } from '../../src/dialplan/simulation/simulated-call.js';
+import { simulateRoute } from '../helpers/simulate-route.js';
 
-const renderer = createDialectRenderer();
-
-interface Simulated {
-  readonly out: string[];
-  readonly end: RouteEnd;
-  readonly vars: Record<string, string>;
-}
-
-/** Runs a route of English steps (indented YAML list items) against the caller's lines. */
-async function simulate(steps: string, lines: string[], options: { target?: SimulatedTarget; route?: string; at?: string } = {}): Promise<Simulated> {
-  const text = `name: t\nroutes:\n  - number: "100"\n    language: en\n    voice: anna\n${options.route ?? ''}    steps:\n${steps}`;
-  const [route] = parseDialplan('t.yaml', text);
-  const out: string[] = [];
-  const input = [...lines];
-  const call = new SimulatedCall(
-    route!,
-    { caller: 'sip:+41790000000@example.ch', called: '100', at: new Date(options.at ?? '2026-11-25T10:00:00+01:00'), target: options.target ?? 'answer' },
-    { readLine: async () => input.shift() ?? null, print: (line) => out.push(line) },
-    renderer,
-    pino({ level: 'silent' }),
-  );
-  const end = await runRoute(call);
-  if (end === 'last-step') await call.hangup();
-  return { out, end, vars: call.vars };
-}
+const simulate = simulateRoute;
 
 const MENU = `      - id: menu
         menu:

@@ -54,7 +54,7 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
     config: config.recordings,
     logger,
   });
-  const service = await TelephonyService.start(config.telephony, engines, logger, { recordings, ...(options.timers ? { timers: options.timers } : {}) }).catch(
+  const service = await TelephonyService.start(config.telephony, engines, logger, { recordings, webhookSecret: config.recordings.secret, ...(options.timers ? { timers: options.timers } : {}) }).catch(
     async (error: unknown) => {
       await recordings.close();
       await store.close();

@@ -46,7 +46,7 @@ export async function recordingFixture(
     folder,
     repository: store.recordings,
     recognisers: options.recognisers ?? NO_RECOGNISERS,
-    config: { retentionDays: 30, webhook: null, ...options.config },
+    config: { retentionDays: 30, webhook: null, secret: null, ...options.config },
     logger,
     now: () => now,
     ...(options.webhookTiming ? { webhookTiming: options.webhookTiming } : {}),

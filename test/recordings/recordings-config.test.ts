@@ -15,7 +15,11 @@ function refusal(env: Record<string, string>): ConfigError {
 
 describe('the recordings settings', () => {
   it('keep recordings 30 days and announce them nowhere by default', () => {
-    expect(loadConfig({}).recordings).toEqual({ retentionDays: 30, webhook: null });
+    expect(loadConfig({}).recordings).toEqual({ retentionDays: 30, webhook: null, secret: null });
+  });
+
+  it('keep the secret without an address, for webhook bots to sign with', () => {
+    expect(loadConfig({ SPRACHROHR_WEBHOOK_SECRET: SECRET }).recordings).toEqual({ retentionDays: 30, webhook: null, secret: SECRET });
   });
 
   it('take a retention in days, 0 for keeping recordings until deleted', () => {

@@ -32,6 +32,8 @@ export interface SimulationOptions {
   /** The clock the call sees (opening hours). */
   readonly at: Date;
   readonly target: SimulatedTarget;
+  /** Signs a webhook bot's requests (the deployment's `SPRACHROHR_WEBHOOK_SECRET`). */
+  readonly webhookSecret: string | null;
 }
 
 /** The caller's side: lines in, lines out. */
@@ -45,6 +47,8 @@ export interface SimulationConsole {
 export class SimulatedCall implements StepContext {
   readonly vars: Record<string, string>;
   voice: CallVoice;
+  readonly callId = `simulated-${process.pid}-${Date.now()}`;
+  readonly webhookSecret: string | null;
   private readonly controller = new AbortController();
   private typedAhead = '';
   private recordings = 0;
@@ -56,6 +60,7 @@ export class SimulatedCall implements StepContext {
     private readonly renderer: DialectRenderer,
     readonly logger: Logger,
   ) {
+    this.webhookSecret = options.webhookSecret;
     this.vars = { heard: '', digits: '', caller: options.caller, called: options.called, language: route.language };
     this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
   }

@@ -18,6 +18,7 @@ import { runSay } from './say-step.js';
 import { runSet } from './set-step.js';
 import type { StepContext, StepOf, StepOutcome, StepRunner } from './step-context.js';
 import { runTransfer } from './transfer-step.js';
+import { runWebhook } from './webhook-step.js';
 
 const RUNNERS: { readonly [K in StepKind]: StepRunner<StepOf<K>> } = {
   answer: runAnswer,
@@ -33,6 +34,8 @@ const RUNNERS: { readonly [K in StepKind]: StepRunner<StepOf<K>> } = {
   hours: runHours,
   language: runLanguage,
   transfer: runTransfer,
+  // A bot's actions run through this registry too.
+  webhook: (step, context) => runWebhook(step, context, runStep),
 };
 
 /** Runs a step with the runner of its kind. */

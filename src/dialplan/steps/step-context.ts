@@ -104,6 +104,10 @@ export interface TransferOutcome {
 /** The call, as its steps see it. */
 export interface StepContext {
   readonly route: LoadedRoute;
+  /** The call's id (the SIP Call-ID), for bots and logs. */
+  readonly callId: string;
+  /** The deployment's webhook secret, which signs a webhook bot's requests; null: unsigned. */
+  readonly webhookSecret: string | null;
   /** Aborted when the call ends. */
   readonly signal: AbortSignal;
   readonly logger: Logger;

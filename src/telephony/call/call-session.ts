@@ -63,6 +63,8 @@ export interface CallServices {
   readonly recordings: RecordingSink;
   /** Places the second call of a bridged transfer. */
   readonly placeCall: CallPlacer;
+  /** Signs webhook bots' requests (`SPRACHROHR_WEBHOOK_SECRET`); null: unsigned. */
+  readonly webhookSecret: string | null;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -156,6 +158,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const call = this;
     return {
       route: this.route,
+      callId: this.dialog.callId,
+      webhookSecret: this.services.webhookSecret,
       signal: this.signal,
       logger: this.logger,
       vars: this.vars,
