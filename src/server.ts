@@ -108,7 +108,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let telephony: TelephonyService | null = null;
   try {
     telephony = config.telephony.enabled
-      ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), { recordings: services.recordings, webhookSecret: config.recordings.secret })
+      ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), {
+          recordings: services.recordings,
+          webhookSecret: config.recordings.secret,
+        })
       : null;
   } catch (error) {
     await app.close();

@@ -54,14 +54,16 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
     config: config.recordings,
     logger,
   });
-  const service = await TelephonyService.start(config.telephony, engines, logger, { recordings, webhookSecret: config.recordings.secret, ...(options.timers ? { timers: options.timers } : {}) }).catch(
-    async (error: unknown) => {
-      await recordings.close();
-      await store.close();
-      await engines.close();
-      throw error;
-    },
-  );
+  const service = await TelephonyService.start(config.telephony, engines, logger, {
+    recordings,
+    webhookSecret: config.recordings.secret,
+    ...(options.timers ? { timers: options.timers } : {}),
+  }).catch(async (error: unknown) => {
+    await recordings.close();
+    await store.close();
+    await engines.close();
+    throw error;
+  });
   return {
     service,
     engines,
