@@ -7,7 +7,7 @@ const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
 
 /** Prints the figures as docs/performance.md shows it. */
 export function printCallsFigures(figures: CallsFigures): void {
-  const { load, bargeIn, turn, keys } = figures;
+  const { load, bargeIn, turn, keys, webhook } = figures;
   console.log(`\nPhone calls over loopback (one serve process; ${os.availableParallelism()} cores shared with SIPp and the measuring process):`);
   console.log('| measure | figure | target |');
   console.log('|---|---|---|');
@@ -65,6 +65,15 @@ export function printCallsFigures(figures: CallsFigures): void {
   if (keys) {
     console.log(
       `| menu key, eSpeak NG, ${keys.background} other calls talking: first RFC 4733 packet of the key sent → first packet of the next prompt received (${keys.keyToPrompt.count} keys${keys.failed ? `, ${keys.failed} without a prompt` : ''}) | p50 ${ms(keys.keyToPrompt.p50)}, p95 ${ms(keys.keyToPrompt.p95)}, max ${ms(keys.keyToPrompt.max)} | p50 ≤ 40 ms |`,
+    );
+  }
+  if (webhook) {
+    const failed = webhook.failed ? `, ${webhook.failed} without a reply` : '';
+    console.log(
+      `| webhook bot on loopback: the caller's key (end of its turn) sent → the bot's request received (${webhook.keyToRequest.count} turns${failed}) | p50 ${ms(webhook.keyToRequest.p50)}, p95 ${ms(webhook.keyToRequest.p95)} | p50 ≤ 5 ms |`,
+    );
+    console.log(
+      `| the same turns: the bot's answer sent → the first reply packet received (eSpeak NG) | p50 ${ms(webhook.answerToPacket.p50)}, p95 ${ms(webhook.answerToPacket.p95)} | p50 ≤ 5 ms |`,
     );
   }
 }

@@ -6,6 +6,7 @@ import { liveDialplan, MENU_DIALPLAN, SYNTHETIC_DIALPLAN } from './dialplans.js'
 import { startGateway, stopGateway } from './gateway-process.js';
 import { loadRun, type LoadFigures } from './load.js';
 import { benchMenuKeys, type MenuKeyFigures } from './menu-keys.js';
+import { benchWebhookTurns, startBenchBot, webhookDialplan, type WebhookTurnFigures } from './webhook-turns.js';
 import { callsBenchSettings, type CallsBenchSettings } from './settings.js';
 import { benchTurns, type TurnFigures } from './turns.js';
 
@@ -16,6 +17,7 @@ export interface CallsFigures {
   readonly bargeIn: BargeInFigures | null;
   readonly turn: TurnFigures | null;
   readonly keys: MenuKeyFigures | null;
+  readonly webhook: WebhookTurnFigures | null;
 }
 
 /** Starts the gateways, measures, stops them. */
@@ -25,6 +27,7 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
   let bargeIn: BargeInFigures | null = null;
   let turn: TurnFigures | null = null;
   let keys: MenuKeyFigures | null = null;
+  let webhook: WebhookTurnFigures | null = null;
   if (settings.calls > 0 || settings.bargeIns > 0) {
     const gateway = await startGateway(SYNTHETIC_DIALPLAN, {
       SPRACHROHR_TTS_ENGINE: 'none',
@@ -66,5 +69,18 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
       await stopGateway(gateway);
     }
   }
-  return { settings, load, bargeIn, turn, keys };
+  if (settings.webhookTurns > 0) {
+    const bot = await startBenchBot();
+    try {
+      const gateway = await startGateway(webhookDialplan(bot.url), { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'none' });
+      try {
+        webhook = await benchWebhookTurns(gateway, bot, settings.webhookTurns);
+      } finally {
+        await stopGateway(gateway);
+      }
+    } finally {
+      await new Promise((resolve) => bot.server.close(resolve));
+    }
+  }
+  return { settings, load, bargeIn, turn, keys, webhook };
 }

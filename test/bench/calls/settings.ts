@@ -15,6 +15,8 @@ export interface CallsBenchSettings {
   /** Key presses in a menu, and the calls talking meanwhile. */
   readonly keys: number;
   readonly keysBackground: number;
+  /** Turns with a webhook bot. */
+  readonly webhookTurns: number;
 }
 
 function setting(name: string, fallback: number): number {
@@ -29,7 +31,7 @@ function setting(name: string, fallback: number): number {
  * CALLS_BENCH_CALLS (200 concurrent calls), CALLS_BENCH_SECONDS (30 s with all calls up),
  * CALLS_BENCH_RATE (50 new calls a second), CALLS_BENCH_BARGE_INS (20 rounds), CALLS_BENCH_TURNS
  * (10 turns), CALLS_BENCH_KEYS (30 key presses in a menu, with CALLS_BENCH_KEYS_BACKGROUND, 50,
- * calls talking meanwhile); 0 leaves a part out. CALLS_BENCH_END_SILENCE_MS: the turn's listen step's
+ * calls talking meanwhile), CALLS_BENCH_WEBHOOK_TURNS (30 turns with a webhook bot); 0 leaves a part out. CALLS_BENCH_END_SILENCE_MS: the turn's listen step's
  * end_silence_ms, the silence after which the caller's turn counts as over (unset: the step
  * leaves it out, and the listen default of 240 ms applies).
  */
@@ -44,5 +46,6 @@ export function callsBenchSettings(): CallsBenchSettings {
     endSilenceSet: (process.env['CALLS_BENCH_END_SILENCE_MS'] ?? '').trim() !== '',
     keys: Math.round(setting('CALLS_BENCH_KEYS', 30)),
     keysBackground: Math.round(setting('CALLS_BENCH_KEYS_BACKGROUND', 50)),
+    webhookTurns: Math.round(setting('CALLS_BENCH_WEBHOOK_TURNS', 30)),
   };
 }
