@@ -9,6 +9,7 @@ import { stepShapeProblem } from '../dialplan/dialplan-loader.js';
 import type { DialplanStep } from '../dialplan/dialplan-schema.js';
 import { stepProblems } from '../dialplan/step-checks.js';
 import { stepKind, type StepKind } from '../dialplan/step-kinds.js';
+import type { HeardWord } from '../dialplan/steps/step-context.js';
 
 /** The step kinds a bot may answer with; jumps (goto, branch, hours) are the bot's own logic. */
 export const BOT_ACTIONS: ReadonlySet<StepKind> = new Set([
@@ -30,7 +31,7 @@ export const MAX_ACTIONS = 50;
 
 /** What the caller did since the last request. */
 export type CallerTurn =
-  | { readonly type: 'speech'; readonly transcript: string }
+  | { readonly type: 'speech'; readonly transcript: string; readonly confidence: number | null; readonly words: readonly HeardWord[] }
   | { readonly type: 'digits'; readonly digits: string }
   | { readonly type: 'no_input' }
   /** A menu option chosen, or where a menu or gather would go after its last try: its `goto` / `fallback` label. */

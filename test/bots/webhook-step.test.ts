@@ -96,7 +96,8 @@ describe('a webhook bot', () => {
     );
     const { out } = await simulate(`${webhookStep(url)}      - say: { text: "Back in the dialplan, {{heard}}." }\n`, ['billing please']);
     expect(out).toEqual(['< What do you need?', '< Back in the dialplan, billing please.', '-> hangup']);
-    expect(received[1]!.body.turn).toEqual({ type: 'speech', transcript: 'billing please' });
+    // Typed lines have no timing or confidence; on a call the recogniser's words and confidence come along.
+    expect(received[1]!.body.turn).toEqual({ type: 'speech', transcript: 'billing please', confidence: null, words: [] });
   });
 
   it('hands over to another bot with a webhook action', async () => {

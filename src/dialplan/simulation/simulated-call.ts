@@ -49,6 +49,8 @@ export class SimulatedCall implements StepContext {
   voice: CallVoice;
   readonly callId = `simulated-${process.pid}-${Date.now()}`;
   readonly webhookSecret: string | null;
+  /** Typed lines have no timing or confidence: a bot sees the transcript alone. */
+  readonly lastHeard = { words: [], confidence: null } as const;
   private readonly controller = new AbortController();
   private typedAhead = '';
   private recordings = 0;

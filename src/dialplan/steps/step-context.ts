@@ -47,10 +47,22 @@ export interface ListenRequest {
   readonly interDigitTimeoutMs?: number;
 }
 
+/** A word the recogniser heard: its time in the caller's turn (seconds) and how sure it is (0 to 1). */
+export interface HeardWord {
+  readonly word: string;
+  readonly start: number;
+  readonly end: number;
+  readonly confidence: number;
+}
+
 /** What a listen heard. */
 export interface ListenOutcome {
   /** The final transcript, or '' when nothing was understood. */
   readonly heard: string;
+  /** The transcript's words (none without a transcript, or where no recogniser timed them: a simulation). */
+  readonly words?: readonly HeardWord[];
+  /** The recogniser's confidence in the transcript (duration-weighted over its words); null without one. */
+  readonly confidence?: number | null;
   /** The keys pressed (without a finishing key). */
   readonly digits: string;
   /** `finished`: the finishing key was pressed; `busy`: no recogniser was free and keys were not asked for. */
@@ -115,6 +127,8 @@ export interface StepContext {
   readonly vars: Record<string, string>;
   /** The call's voice and language now (the route's until a `language` step changes it). */
   voice: CallVoice;
+  /** The last transcript's words and confidence, kept by the call after each listen (for bots). */
+  readonly lastHeard: { readonly words: readonly HeardWord[]; readonly confidence: number | null };
   /** The time of day the call sees (a fixed one in a simulation). */
   now(): Date;
   /** Fills `{{name}}` placeholders; values are escaped inside markup. */

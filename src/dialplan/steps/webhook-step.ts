@@ -67,7 +67,7 @@ function turnOf(action: DialplanStep, outcome: StepOutcome, context: StepContext
   const vars = context.vars;
   switch (stepKind(action)) {
     case 'listen':
-      if (vars['heard'] && vars['heard'] !== vars['digits']) return { type: 'speech', transcript: vars['heard'] };
+      if (vars['heard'] && vars['heard'] !== vars['digits']) return { type: 'speech', transcript: vars['heard'], ...context.lastHeard };
       return vars['digits'] ? { type: 'digits', digits: vars['digits'] } : { type: 'no_input' };
     case 'menu':
       return {

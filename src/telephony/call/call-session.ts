@@ -95,6 +95,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** Keys pressed while no listen was running, for the next one (type-ahead). */
   private typedAhead = '';
   private listening = false;
+  /** The last transcript's words and confidence (for bots). */
+  private lastHeard: StepContext['lastHeard'] = { words: [], confidence: null };
   private readonly logger: Logger;
   private readonly preroll = new FrameRing(PREROLL_FRAMES);
   private held = false;
@@ -166,6 +168,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       get voice(): CallVoice {
         return call.voice;
       },
+      get lastHeard(): StepContext['lastHeard'] {
+        return call.lastHeard;
+      },
       set voice(voice: CallVoice) {
         call.voice = voice;
       },
@@ -216,6 +221,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
         this.signal,
       );
       this.typedAhead = outcome.rest + this.typedAhead;
+      this.lastHeard = { words: outcome.words ?? [], confidence: outcome.confidence ?? null };
       this.sttSeconds += outcome.audioSeconds;
       if (outcome.heard) this.emit('transcript', outcome.heard);
       return outcome;

@@ -4,11 +4,11 @@
  * a frame when the caller barges in) and a listen (a recognition session fed with the caller's
  * audio, ended by a final transcript, keys, silence or the time limit).
  */
-import type { SttEngine, TtsEngine } from '../../../engine/types.js';
+import type { RecognisedWord, SttEngine, TtsEngine } from '../../../engine/types.js';
 import type { EngineRegistry } from '../../../engine/registry.js';
 import { planSynthesis } from '../../speech/synthesis-request.js';
 import { SynthesisSession } from '../../speech/synthesis-service.js';
-import { RecognitionSession } from '../../speech/recognition-session.js';
+import { confidenceOf, RecognitionSession } from '../../speech/recognition-session.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
 import { DIALPLAN_DEFAULTS } from '../../dialplan/dialplan-defaults.js';
@@ -182,6 +182,7 @@ export async function listenForCaller(
   return await new Promise((resolve) => {
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    let words: readonly RecognisedWord[] = [];
     const finish = (heard: string, reason: ListenOutcome['reason']): void => {
       if (settled) return;
       settled = true;
@@ -194,7 +195,8 @@ export async function listenForCaller(
       const audioSeconds = session?.audioSeconds ?? 0;
       session?.close();
       controller.abort();
-      resolve({ heard, digits, reason, audioSeconds, recogniserBusy, rest: '' });
+      const timed = heard === '' ? [] : words.map((word) => ({ word: word.w, start: word.start, end: word.end, confidence: word.conf }));
+      resolve({ heard, digits, reason, audioSeconds, recogniserBusy, rest: '', words: timed, confidence: timed.length > 0 ? confidenceOf(words) : null });
     };
     let interDigit: NodeJS.Timeout | null = null;
     const onAudio = (pcm: Int16Array): void => {
@@ -239,7 +241,10 @@ export async function listenForCaller(
       if (!session) return;
       try {
         for await (const event of session) {
-          if (event.type === 'final' && event.text.trim() !== '') return finish(event.text.trim(), 'speech');
+          if (event.type === 'final' && event.text.trim() !== '') {
+            words = event.words;
+            return finish(event.text.trim(), 'speech');
+          }
         }
         finish('', heardSpeech ? 'max' : 'timeout');
       } catch {

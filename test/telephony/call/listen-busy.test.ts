@@ -35,7 +35,7 @@ describe('listenForCaller with every recogniser busy', () => {
     const channel = media();
     const outcome = listenForCaller(channel, engines, 'live', request(true), new AbortController().signal);
     setTimeout(() => channel.emit('dtmf', '5', 'rfc4733'), 20);
-    expect(await outcome).toEqual({ heard: '', digits: '5', reason: 'digits', audioSeconds: 0, recogniserBusy: true, rest: '' });
+    expect(await outcome).toEqual({ heard: '', digits: '5', reason: 'digits', audioSeconds: 0, recogniserBusy: true, rest: '', words: [], confidence: null });
     expect(channel.listenerCount('dtmf')).toBe(0);
   });
 
