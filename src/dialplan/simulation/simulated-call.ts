@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { DialectRenderer } from '../../../engine/dialect/dialect-renderer.js';
 import type { LoadedRoute } from '../dialplan-loader.js';
 import { takeKeys } from '../key-entry.js';
+import { fillPlaceholders } from '../placeholders.js';
 import type {
   CallVoice,
   ListenOutcome,
@@ -76,7 +77,7 @@ export class SimulatedCall implements StepContext {
   }
 
   fill(text: string): string {
-    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => this.vars[name] ?? '');
+    return fillPlaceholders(text, this.vars);
   }
 
   async answer(): Promise<void> {}

@@ -19,6 +19,7 @@ import { parseOffer } from '../sdp/parse-offer.js';
 import type { RemoteDescription } from '../sdp/remote-description.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
+import { fillPlaceholders } from '../../dialplan/placeholders.js';
 import { runRoute } from '../../dialplan/run-route.js';
 import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest } from '../../dialplan/steps/step-context.js';
 import { listenForCaller, speakPrompt } from './call-turns.js';
@@ -156,7 +157,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** The call as its steps see it (dialplan/steps/step-context.ts). */
   private stepContext(): StepContext {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's accessors read and write the call's voice
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's accessors read the call's voice and last transcript as they change
     const call = this;
     return {
       route: this.route,
@@ -168,14 +169,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       get voice(): CallVoice {
         return call.voice;
       },
-      get lastHeard(): StepContext['lastHeard'] {
-        return call.lastHeard;
-      },
       set voice(voice: CallVoice) {
         call.voice = voice;
       },
+      get lastHeard(): StepContext['lastHeard'] {
+        return call.lastHeard;
+      },
       now: () => new Date(),
-      fill: (text) => this.fill(text),
+      fill: (text) => fillPlaceholders(text, this.vars),
       answer: () => this.answer(),
       say: (prompt) => this.say(prompt),
       pause: (ms) => abortableDelay(ms, this.signal),
@@ -290,15 +291,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       request.waiting,
       this.signal,
     );
-  }
-
-  /** Fills `{{name}}` placeholders; values are escaped inside markup. */
-  private fill(text: string): string {
-    const markup = text.trimStart().startsWith('<');
-    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => {
-      const value = this.vars[name] ?? '';
-      return markup ? value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : value;
-    });
   }
 
   /** 200 OK with our answer (or offer); resolves once the ACK is in and media flows. */
