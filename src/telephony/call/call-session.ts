@@ -11,12 +11,10 @@ import type { NewRecording } from '../../recordings/recording.js';
 import type { LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import type { CallMedia } from '../media/media-protocol.js';
-import { buildAnswer, type Answer } from '../sdp/build-answer.js';
+import { buildAnswer } from '../sdp/build-answer.js';
 import { buildOffer } from '../sdp/build-offer.js';
 import type { LocalMedia } from '../sdp/local-media.js';
-import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
 import { parseOffer } from '../sdp/parse-offer.js';
-import type { RemoteDescription } from '../sdp/remote-description.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
 import { fillPlaceholders } from '../../dialplan/placeholders.js';
@@ -24,6 +22,8 @@ import { runRoute } from '../../dialplan/run-route.js';
 import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest } from '../../dialplan/steps/step-context.js';
 import { listenForCaller, speakPrompt } from './call-turns.js';
 import { abortableDelay } from './abortable-delay.js';
+import { mediaFromAnswer, mediaFromOffer } from './call-media.js';
+import { FrameRing } from './frame-ring.js';
 import { captureMessage, type CapturedMessage } from './call-recording.js';
 import { addressTransfer, bridgedTransfer, failedTransfer, type CallPlacer } from './call-transfer.js';
 import type { CallCodec } from '../telephony-config.js';
@@ -309,18 +309,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.answered = true;
     const answer = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
     if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
-    const negotiated = negotiatedFromAnswer(sdp, parseOffer(answer.body.toString('utf8')));
-    // We offer no rtcp-mux (RFC 5761 would have us take RTCP on both ports until the answer came).
-    this.media = this.createMedia({
-      codec: negotiated.codec,
-      telephoneEvent: negotiated.telephoneEvent,
-      address: negotiated.address,
-      port: negotiated.port,
-      rtcp: negotiated.rtcp,
-      rtcpMux: false,
-      direction: negotiated.direction,
-      signallingAddress: this.dialog.source.address,
-    });
+    this.media = this.createMedia(mediaFromAnswer(sdp, answer.body.toString('utf8'), this.dialog.source.address));
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
@@ -344,7 +333,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const remote = parseOffer(offer.body.toString('utf8'));
       const answer = buildAnswer(remote, this.local);
       this.lastAnswer = answer.sdp;
-      this.media = this.createMedia(callMedia(remote, answer, this.dialog.source.address));
+      this.media = this.createMedia(mediaFromOffer(remote, answer, this.dialog.source.address));
       return this.media;
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
@@ -381,7 +370,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       }
       const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
       const codecChanged = answer.codec.name !== this.media.codec.name;
-      this.media.negotiated(callMedia(remote, answer, this.dialog.source.address));
+      this.media.negotiated(mediaFromOffer(remote, answer, this.dialog.source.address));
       this.lastAnswer = answer.sdp;
       if (held !== this.held) {
         this.held = held;
@@ -425,50 +414,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     this.logger.info({ reason, ...usage }, 'call ended');
     this.emit('usage', usage);
     this.emit('ended', reason);
-  }
-}
-
-/** The call's media from the caller's offer and our answer to it. */
-function callMedia(offer: RemoteDescription, answer: Answer, signallingAddress: string): CallMedia {
-  return {
-    codec: answer.codec,
-    telephoneEvent: answer.telephoneEvent,
-    address: offer.address,
-    port: offer.port,
-    rtcp: offer.rtcp,
-    rtcpMux: answer.rtcpMux,
-    direction: answer.direction,
-    signallingAddress,
-  };
-}
-
-/** The last few frames of caller audio, kept without shifting arrays 50 times a second. */
-class FrameRing {
-  private readonly frames: Array<Int16Array | undefined>;
-  private next = 0;
-  private count = 0;
-
-  constructor(private readonly capacity: number) {
-    this.frames = new Array<Int16Array | undefined>(capacity);
-  }
-
-  push(frame: Int16Array): void {
-    this.frames[this.next] = frame;
-    this.next = (this.next + 1) % this.capacity;
-    this.count = Math.min(this.count + 1, this.capacity);
-  }
-
-  /** Forgets all but the newest `frames`. */
-  keepLast(frames: number): void {
-    this.count = Math.min(this.count, frames);
-  }
-
-  /** The kept frames, oldest first; the ring is empty afterwards. */
-  take(): Int16Array[] {
-    const out: Int16Array[] = [];
-    for (let i = this.count; i > 0; i--) out.push(this.frames[(this.next - i + this.capacity) % this.capacity]!);
-    this.count = 0;
-    return out;
   }
 }
 

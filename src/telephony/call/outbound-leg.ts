@@ -7,11 +7,10 @@ import type { Logger } from 'pino';
 import type { MediaThread } from '../media/media-thread.js';
 import { RtpPortsExhausted } from '../media/rtp-port-pool.js';
 import { buildOffer } from '../sdp/build-offer.js';
-import { negotiatedFromAnswer } from '../sdp/negotiated-from-answer.js';
-import { parseOffer } from '../sdp/parse-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { SipEndpoint } from '../sip/sip-endpoint.js';
 import type { CallCodec } from '../telephony-config.js';
+import { mediaFromAnswer } from './call-media.js';
 import type { CallPlacer } from './call-transfer.js';
 
 /** What placing a call needs: who does the SIP (null: a drachtio-server, which cannot here), the media thread, our SDP. */
@@ -65,17 +64,7 @@ export function legPlacer(parts: LegParts): CallPlacer {
     };
     try {
       if (!placed.answer || placed.answer.contentType !== SDP) throw new SdpError(488, 'the 200 carried no SDP answer to our offer');
-      const negotiated = negotiatedFromAnswer(offer, parseOffer(placed.answer.body.toString('utf8')));
-      channel.negotiated({
-        codec: negotiated.codec,
-        telephoneEvent: negotiated.telephoneEvent,
-        address: negotiated.address,
-        port: negotiated.port,
-        rtcp: negotiated.rtcp,
-        rtcpMux: false,
-        direction: negotiated.direction,
-        signallingAddress: dialog.peer.address,
-      });
+      channel.negotiated(mediaFromAnswer(offer, placed.answer.body.toString('utf8'), dialog.peer.address));
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
       parts.logger.warn({ target: call.target, detail: error.detail }, 'the bridged call answered with media we cannot take');
