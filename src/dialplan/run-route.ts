@@ -4,11 +4,7 @@
  * to an earlier step more than `max_turns` times.
  */
 import { DIALPLAN_DEFAULTS } from './dialplan-defaults.js';
-import { stepKind } from './step-kinds.js';
 import { runStep, type StepContext } from './steps/index.js';
-
-/** The steps that end a call themselves (the others end it only because the caller left; a webhook step may do either). */
-const ENDING = new Set(['hangup', 'transfer', 'webhook']);
 
 /** Why a route stopped running. */
 export type RouteEnd = 'ended' | 'last-step' | 'caller-left' | 'max-turns';
@@ -19,11 +15,8 @@ export async function runRoute(context: StepContext): Promise<RouteEnd> {
   const maxTurns = context.route.max_turns ?? DIALPLAN_DEFAULTS.route.max_turns;
   let turns = 0;
   for (let index = 0; index < steps.length; index++) {
-    if (context.signal.aborted) return 'caller-left';
-    const step = steps[index]!;
-    const outcome = await runStep(step, context);
-    if (outcome.next === 'end' && ENDING.has(stepKind(step))) return 'ended';
-    if (context.signal.aborted) return 'caller-left';
+    const outcome = await runStep(steps[index]!, context);
+    if (context.signal.aborted) return context.callerLeft() ? 'caller-left' : 'ended';
     if (outcome.next === 'end') return 'ended';
     if (outcome.next === 'goto') {
       // The loader checked that every target names a step of its route.

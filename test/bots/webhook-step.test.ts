@@ -148,7 +148,8 @@ describe('a webhook bot', () => {
 
   it('is told when the caller hangs up', async () => {
     const { url, received } = await bot((entry, response) => json(response, entry.body.event === 'start' ? [{ listen: { timeout_ms: 2000 } }] : []));
-    await simulate(webhookStep(url), ['hangup']);
+    const { end } = await simulate(webhookStep(url), ['hangup']);
+    expect(end).toBe('caller-left');
     await arrived(received, 2);
     expect(received.map((entry) => entry.body.event)).toEqual(['start', 'hangup']);
   });

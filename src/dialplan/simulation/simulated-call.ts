@@ -54,6 +54,7 @@ export class SimulatedCall implements StepContext {
   readonly lastHeard = { words: [], confidence: null } as const;
   private readonly controller = new AbortController();
   private typedAhead = '';
+  private hungUpByCaller = false;
   private recordings = 0;
 
   constructor(
@@ -135,6 +136,10 @@ export class SimulatedCall implements StepContext {
     this.controller.abort();
   }
 
+  callerLeft(): boolean {
+    return this.hungUpByCaller;
+  }
+
   /** Keys typed ahead, taken as a listen would; an entry that is not complete ends as if the caller paused. */
   private takeTyped(request: ListenRequest): ListenOutcome {
     const taken = takeKeys(this.typedAhead, request.maxDigits, request.finishOnKey);
@@ -153,6 +158,7 @@ export class SimulatedCall implements StepContext {
     for (;;) {
       const line = await this.console.readLine();
       if (line === null || line.trim().toLowerCase() === 'hangup') {
+        this.hungUpByCaller = true;
         this.controller.abort();
         return null;
       }

@@ -147,6 +147,8 @@ export interface StepContext {
   transfer(request: TransferRequest): Promise<TransferOutcome>;
   /** Ends the call from our side, with a reason for the log and the BYE. */
   hangup(reason?: string): Promise<void>;
+  /** Whether the call ended because the caller hung up (rather than by a step or a transfer). */
+  callerLeft(): boolean;
 }
 
 /** What the call does after a step. */

@@ -184,6 +184,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       record: (request) => this.record(request),
       transfer: (request) => this.transfer(request),
       hangup: (reason) => this.hangup(reason),
+      callerLeft: () => this.endedReason === 'bye' || this.endedReason === 'cancel',
     };
   }
 
