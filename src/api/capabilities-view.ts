@@ -52,6 +52,7 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       base_url: baseUrl,
       documentation: `${baseUrl}/openapi.json`,
       realtime_documentation: `${baseUrl}/asyncapi.json`,
+      bots_documentation: `${baseUrl}/bots/asyncapi.json`,
       specification: `${baseUrl}/openapi.json`,
     },
     authentication: {

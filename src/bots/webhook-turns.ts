@@ -2,7 +2,7 @@
  * The webhook bot's protocol: what the gateway POSTs at the start of the step and after each of
  * the caller's turns, and what the bot answers — a list of actions in the dialplan's own
  * vocabulary (`say`, `listen`, `menu`, `gather`, `set`, `language`, `transfer`, `record`,
- * `hangup`, `webhook`), checked against the same schema as a dialplan file.
+ * `hangup`, `webhook`, `stream`), checked against the same schema as a dialplan file.
  */
 import type { LoadedRoute } from '../dialplan/dialplan-loader.js';
 import { stepShapeProblem } from '../dialplan/dialplan-loader.js';
@@ -24,6 +24,7 @@ export const BOT_ACTIONS: ReadonlySet<StepKind> = new Set([
   'record',
   'hangup',
   'webhook',
+  'stream',
 ]);
 
 /** Most actions in one answer. */
@@ -37,7 +38,9 @@ export type CallerTurn =
   /** A menu option chosen, or where a menu or gather would go after its last try: its `goto` / `fallback` label. */
   | { readonly type: 'choice'; readonly choice: string; readonly digits: string; readonly transcript: string }
   | { readonly type: 'recording'; readonly recording: string | null; readonly ended_by: string }
-  | { readonly type: 'transfer'; readonly result: string; readonly status: number | null };
+  | { readonly type: 'transfer'; readonly result: string; readonly status: number | null }
+  /** A `stream` action ended: its bot closed the connection (`closed`), or failed (why in `error`). */
+  | { readonly type: 'stream'; readonly result: 'closed' | 'failed'; readonly error: string | null };
 
 /** One request to the bot. */
 export interface WebhookRequest {

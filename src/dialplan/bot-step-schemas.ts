@@ -1,12 +1,20 @@
 /**
  * The schema of the steps that hand the call to a bot: `webhook` (the bot decides each turn
- * over HTTP). Defaults come from {@link DIALPLAN_DEFAULTS}.
+ * over HTTP) and `stream` (the bot holds a WebSocket for as long as it talks with the caller:
+ * Twilio Media Streams audio, or our text protocol). Defaults come from {@link DIALPLAN_DEFAULTS}.
  */
 import { Type } from '@sinclair/typebox';
 import { DIALPLAN_DEFAULTS as D } from './dialplan-defaults.js';
 import { PromptText, StepTarget } from './prompt-step-schemas.js';
 
 const id = Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the name goto and other steps use for this step' }));
+
+/** X- headers sent to a bot (a token for it). */
+const BotHeaders = Type.Record(Type.String({ pattern: '^X-[A-Za-z0-9-]+$' }), Type.String({ maxLength: 500, pattern: '^[^\\r\\n]*$' }), {
+  maxProperties: 10,
+  additionalProperties: false,
+  description: 'X- headers sent with every request (a token for the bot)',
+});
 
 export const WebhookStep = Type.Object(
   {
@@ -18,13 +26,7 @@ export const WebhookStep = Type.Object(
           maxLength: 2000,
           description: 'where each turn is POSTed (http or https, no credentials)',
         }),
-        headers: Type.Optional(
-          Type.Record(Type.String({ pattern: '^X-[A-Za-z0-9-]+$' }), Type.String({ maxLength: 500, pattern: '^[^\\r\\n]*$' }), {
-            maxProperties: 10,
-            additionalProperties: false,
-            description: 'X- headers sent with every request (a token for the bot)',
-          }),
-        ),
+        headers: Type.Optional(BotHeaders),
         timeout_ms: Type.Optional(
           Type.Integer({ minimum: 100, maximum: 30_000, description: `how long the bot may take to answer a turn (default ${D.webhook.timeout_ms})` }),
         ),
@@ -41,6 +43,45 @@ export const WebhookStep = Type.Object(
           ),
         ),
         fallback: Type.Optional(PromptText("said when the bot fails or answers nonsense (default: an apology in the call's language)")),
+        on_fail: Type.Optional(StepTarget('the step to go on from after the fallback (default: the call ends)')),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const StreamStep = Type.Object(
+  {
+    id,
+    stream: Type.Object(
+      {
+        url: Type.String({
+          pattern: '^wss?://[^\\s@/]+(/\\S*)?$',
+          maxLength: 2000,
+          description: "the bot's WebSocket (ws or wss, no credentials); the gateway connects to it",
+        }),
+        mode: Type.Optional(
+          Type.Union([Type.Literal('media'), Type.Literal('text')], {
+            description: `media: Twilio Media Streams (µ-law audio both ways); text: transcripts to the bot, text to speak from it (default ${D.stream.mode})`,
+          }),
+        ),
+        parameters: Type.Optional(
+          Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), Type.String({ maxLength: 500 }), {
+            maxProperties: 20,
+            additionalProperties: false,
+            description: 'sent to the bot at the start (Twilio: customParameters), {{variable}} placeholders filled',
+          }),
+        ),
+        headers: Type.Optional(BotHeaders),
+        connect_timeout_ms: Type.Optional(
+          Type.Integer({
+            minimum: 100,
+            maximum: 30_000,
+            description: `how long the bot may take to accept the connection (default ${D.stream.connect_timeout_ms})`,
+          }),
+        ),
+        fallback: Type.Optional(PromptText("said when the bot cannot be reached or fails mid-call (default: an apology in the call's language)")),
         on_fail: Type.Optional(StepTarget('the step to go on from after the fallback (default: the call ends)')),
       },
       { additionalProperties: false },

@@ -80,6 +80,12 @@ export const DIALPLAN_DEFAULTS = {
     /** Attempts again when the bot cannot be reached at all. */
     retries: 1,
   },
+  stream: {
+    /** Twilio Media Streams: bots written for Twilio work unchanged. */
+    mode: 'media',
+    /** A bot that has not accepted the WebSocket by then has failed. */
+    connect_timeout_ms: 3000,
+  },
   /** What a call hears when its bot fails, per language, unless the step says otherwise. */
   botFailed: {
     de: 'Entschuldigung, es ist ein technisches Problem aufgetreten. Bitte rufen Sie später wieder an.',

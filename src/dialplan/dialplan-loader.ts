@@ -1,7 +1,8 @@
 /**
  * Loads `dialplans/*.yaml`: YAML syntax, the schema, catalog voices, languages and dialects,
- * the steps every step names, loops that never wait for the caller and duplicate routes are
- * all checked, and the first problem is reported with the file, line and column where it is.
+ * the steps every step names, loops that never wait for the caller, duplicate routes and the
+ * webhook secret a file names (`webhook_secret_env`) are all checked, and the first problem is
+ * reported with the file, line and column where it is.
  * Steps nothing reaches are warnings.
  */
 import fs from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { findLanguage } from '../catalog/languages.js';
 import { findVoice } from '../catalog/voices.js';
+import type { Env } from '../config-values.js';
 import { DialplanFileSchema, DialplanRouteSchema, STEP_SCHEMAS, type DialplanFile, type DialplanRoute } from './dialplan-schema.js';
 import { analyseFlow, referencesOf } from './flow-analysis.js';
 import { stepProblems } from './step-checks.js';
@@ -31,7 +33,22 @@ export class DialplanError extends Error {
 /** A route with the file it came from. */
 export interface LoadedRoute extends DialplanRoute {
   readonly file: string;
+  /**
+   * The file's own webhook secret, read from the variable its `webhook_secret_env` names; it
+   * signs the requests of the route's bots instead of the deployment's. Absent when the
+   * file names none. Never log it.
+   */
+  readonly webhookSecret?: string;
 }
+
+/** How dialplans are loaded. */
+export interface DialplanLoadOptions {
+  /** Where the variables `webhook_secret_env` names are read (default `process.env`). */
+  readonly env?: Env;
+}
+
+/** Shortest per-dialplan webhook secret accepted: the bar `SPRACHROHR_WEBHOOK_SECRET` must clear too (recordings-config.ts). */
+const MIN_SECRET_LENGTH = 32;
 
 export { stepKind, type StepKind } from './step-kinds.js';
 
@@ -81,7 +98,7 @@ export class Dialplans {
 }
 
 /** Reads every `.yaml`/`.yml` file of a folder (sorted by name). */
-export async function loadDialplans(directory: string): Promise<Dialplans> {
+export async function loadDialplans(directory: string, options: DialplanLoadOptions = {}): Promise<Dialplans> {
   let names: string[];
   try {
     names = (await fs.readdir(directory)).filter((name) => /\.ya?ml$/.test(name)).sort();
@@ -99,7 +116,7 @@ export async function loadDialplans(directory: string): Promise<Dialplans> {
     } catch (error) {
       throw new DialplanError(file, 0, 0, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const checked = checkDialplan(file, text);
+    const checked = checkDialplan(file, text, options);
     warnings.push(...checked.warnings);
     for (const route of checked.routes) {
       const earlier = seen.get(route.number);
@@ -112,8 +129,8 @@ export async function loadDialplans(directory: string): Promise<Dialplans> {
 }
 
 /** Parses and checks one dialplan file's text; its warnings are dropped (see {@link checkDialplan}). */
-export function parseDialplan(file: string, text: string): LoadedRoute[] {
-  return checkDialplan(file, text).routes;
+export function parseDialplan(file: string, text: string, options: DialplanLoadOptions = {}): LoadedRoute[] {
+  return checkDialplan(file, text, options).routes;
 }
 
 /** A checked file: its routes, and what is allowed but probably a mistake (steps nothing reaches). */
@@ -126,7 +143,7 @@ export interface CheckedDialplan {
  * Parses and checks one dialplan file's text.
  * @throws DialplanError at the first problem
  */
-export function checkDialplan(file: string, text: string): CheckedDialplan {
+export function checkDialplan(file: string, text: string, options: DialplanLoadOptions = {}): CheckedDialplan {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = (pathParts: ReadonlyArray<string | number>, problem: string): DialplanError => {
@@ -164,6 +181,7 @@ export function checkDialplan(file: string, text: string): CheckedDialplan {
   const fileProblem = failure(validateFileShell, data, []);
   if (fileProblem) throw fileProblem;
   const plan = data as DialplanFile;
+  const webhookSecret = plan.webhook_secret_env === undefined ? undefined : secretOf(plan.webhook_secret_env, options.env ?? process.env, at);
   const warnings: DialplanError[] = [];
   const routes = plan.routes.map((route, routeIndex) => {
     const base = ['routes', routeIndex];
@@ -203,9 +221,23 @@ export function checkDialplan(file: string, text: string): CheckedDialplan {
         'this step closes a loop in which no step listens (listen, menu, gather or record): the call would go round without the caller',
       );
     for (const index of flow.unreachable) warnings.push(at([...base, 'steps', index], `warning: step ${index + 1} is never reached`));
-    return { ...route, file };
+    return { ...route, file, ...(webhookSecret !== undefined ? { webhookSecret } : {}) };
   });
   return { routes, warnings };
+}
+
+/**
+ * The secret in the variable `name`. The messages name the variable and never show its value:
+ * they go to the log and to `dialplan check`'s output.
+ * @throws DialplanError at `webhook_secret_env` when the variable is unset, empty or too short
+ */
+function secretOf(name: string, env: Env, at: (pathParts: ReadonlyArray<string | number>, problem: string) => DialplanError): string {
+  const secret = env[name];
+  // Empty counts as unset, as for SPRACHROHR_WEBHOOK_SECRET: `NAME=` in an env file sets nothing.
+  if (secret === undefined || secret === '') throw at(['webhook_secret_env'], `webhook_secret_env names ${name}, which is not set in the environment`);
+  if (secret.length < MIN_SECRET_LENGTH)
+    throw at(['webhook_secret_env'], `webhook_secret_env names ${name}, whose value is shorter than ${MIN_SECRET_LENGTH} characters`);
+  return secret;
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * The dialplan format (`dialplans/*.yaml`): routes by called number, each a list of steps
  * (prompt-step-schemas.ts: say, listen, menu, gather, record; flow-step-schemas.ts: answer,
- * hangup, goto, set, branch, hours, language, transfer; bot-step-schemas.ts: webhook). The JSON Schema here is what the
+ * hangup, goto, set, branch, hours, language, transfer; bot-step-schemas.ts: webhook, stream). The JSON Schema here is what the
  * loader checks every file against.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DIALPLAN_DEFAULTS as D } from './dialplan-defaults.js';
 import { AnswerStep, BranchStep, GotoStep, HangupStep, HoursStep, LanguageStep, SetStep, TransferStep } from './flow-step-schemas.js';
 import { GatherStep, ListenStep, MenuStep, RecordStep, SayStep } from './prompt-step-schemas.js';
-import { WebhookStep } from './bot-step-schemas.js';
+import { StreamStep, WebhookStep } from './bot-step-schemas.js';
 
 /** Every step kind's schema; the loader checks a step against the one its key names. */
 export const STEP_SCHEMAS = {
@@ -26,6 +26,7 @@ export const STEP_SCHEMAS = {
   language: LanguageStep,
   transfer: TransferStep,
   webhook: WebhookStep,
+  stream: StreamStep,
 } as const;
 
 export const DialplanStepSchema = Type.Union([
@@ -43,6 +44,7 @@ export const DialplanStepSchema = Type.Union([
   LanguageStep,
   TransferStep,
   WebhookStep,
+  StreamStep,
 ]);
 
 export const DialplanRouteSchema = Type.Object(
@@ -71,6 +73,13 @@ export const DialplanRouteSchema = Type.Object(
 export const DialplanFileSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
+    webhook_secret_env: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z_][A-Z0-9_]*$',
+        description:
+          "the name of the environment variable holding this file's webhook secret (≥ 32 characters), which signs its bots' requests instead of SPRACHROHR_WEBHOOK_SECRET; the value never goes in the file",
+      }),
+    ),
     routes: Type.Array(DialplanRouteSchema, { minItems: 1 }),
   },
   { additionalProperties: false },

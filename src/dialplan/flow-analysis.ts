@@ -32,11 +32,12 @@ export function referencesOf(step: DialplanStep): StepReference[] {
   }
   if ('transfer' in step) add(step.transfer.on_fail, 'transfer', 'on_fail');
   if ('webhook' in step) add(step.webhook.on_fail, 'webhook', 'on_fail');
+  if ('stream' in step) add(step.stream.on_fail, 'stream', 'on_fail');
   return refs;
 }
 
 /** Steps that wait for the caller (a bot listens through its actions): a loop through one of them is a conversation, not a spin. */
-const LISTENING = new Set(['listen', 'menu', 'gather', 'record', 'webhook']);
+const LISTENING = new Set(['listen', 'menu', 'gather', 'record', 'webhook', 'stream']);
 
 /** The indexes a step may send the call to next (`steps.length` or beyond: the call ends). */
 export function successorsOf(steps: readonly DialplanStep[], index: number, indexOf: (id: string) => number): number[] {
@@ -65,9 +66,10 @@ export function successorsOf(steps: readonly DialplanStep[], index: number, inde
     }
     case 'transfer':
       return [at((step as Extract<DialplanStep, { transfer: unknown }>).transfer.on_fail)];
-    case 'webhook': {
+    case 'webhook':
+    case 'stream': {
       // After the bot: the next step; after a failed bot, on_fail (or the end of the call).
-      const onFail = (step as Extract<DialplanStep, { webhook: unknown }>).webhook.on_fail;
+      const onFail = 'webhook' in step ? step.webhook.on_fail : (step as Extract<DialplanStep, { stream: unknown }>).stream.on_fail;
       return onFail === undefined ? [next] : [next, indexOf(onFail)];
     }
     default:

@@ -3,7 +3,7 @@
  * against a caller who is a stream of text lines — `dtmf 12#` presses keys, `silence` lets a
  * timeout pass, `hangup` hangs up, anything else is what the caller says — and what the gateway
  * does comes out as lines: `< TEXT` for each prompt as spoken (after dialect rendering),
- * `-> transfer TARGET`, `-> record`, `-> hangup`. No phone, network or speech engine is needed.
+ * `-> transfer TARGET`, `-> record`, `-> stream URL`, `-> hangup`. No phone, network or speech engine is needed.
  */
 import type { Logger } from 'pino';
 import type { DialectRenderer } from '../../../engine/dialect/dialect-renderer.js';
@@ -18,6 +18,8 @@ import type {
   RecordOutcome,
   SpokenPrompt,
   StepContext,
+  StreamOutcome,
+  StreamRequest,
   TransferOutcome,
   TransferRequest,
 } from '../steps/step-context.js';
@@ -128,6 +130,16 @@ export class SimulatedCall implements StepContext {
       case 'refuse':
         return { result: 'refused', status: 603 };
     }
+  }
+
+  /**
+   * A bot stream carries a phone call's audio (or its recognised speech) both ways: there is
+   * none in a terminal, so the stream is shown and the dialplan goes on as if the bot had
+   * closed it. Test a stream bot with a phone call (README, "Bots").
+   */
+  async stream(request: StreamRequest): Promise<StreamOutcome> {
+    this.console.print(`-> stream ${request.url} (${request.mode}; not simulated: it needs a phone call)`);
+    return { result: 'closed', reason: 'not simulated' };
   }
 
   async hangup(reason?: string): Promise<void> {

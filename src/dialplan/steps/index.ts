@@ -18,6 +18,7 @@ import { runSay } from './say-step.js';
 import { runSet } from './set-step.js';
 import type { StepContext, StepOf, StepOutcome, StepRunner } from './step-context.js';
 import { runTransfer } from './transfer-step.js';
+import { runStream } from './stream-step.js';
 import { runWebhook } from './webhook-step.js';
 
 const RUNNERS: { readonly [K in StepKind]: StepRunner<StepOf<K>> } = {
@@ -36,6 +37,7 @@ const RUNNERS: { readonly [K in StepKind]: StepRunner<StepOf<K>> } = {
   transfer: runTransfer,
   // A bot's actions run through this registry too.
   webhook: (step, context) => runWebhook(step, context, runStep),
+  stream: runStream,
 };
 
 /** Runs a step with the runner of its kind. */

@@ -113,6 +113,28 @@ export interface TransferOutcome {
   readonly status: number | null;
 }
 
+/** A bot to hand the call to over a WebSocket (the `stream` step). */
+export interface StreamRequest {
+  readonly url: string;
+  readonly mode: 'media' | 'text';
+  /** Sent at the start (Twilio: customParameters), placeholders filled. */
+  readonly parameters: Readonly<Record<string, string>>;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** Signs the connection request; null: unsigned. */
+  readonly secret: string | null;
+  readonly connectTimeoutMs: number;
+}
+
+/**
+ * How a stream ended: `closed` (the bot closed the socket normally: the dialplan goes on),
+ * `ended` (the call ended: the caller hung up, or the bot transferred or hung up), `failed`
+ * (the bot could not be reached, or failed mid-call: why in `reason`).
+ */
+export interface StreamOutcome {
+  readonly result: 'closed' | 'ended' | 'failed';
+  readonly reason: string;
+}
+
 /** The call, as its steps see it. */
 export interface StepContext {
   readonly route: LoadedRoute;
@@ -145,6 +167,8 @@ export interface StepContext {
   record(request: RecordRequest): Promise<RecordOutcome>;
   /** Hands the caller to a person. */
   transfer(request: TransferRequest): Promise<TransferOutcome>;
+  /** Hands the call to a bot over a WebSocket until the bot closes it, fails, or the call ends (answers the call first). */
+  stream(request: StreamRequest): Promise<StreamOutcome>;
   /** Ends the call from our side, with a reason for the log and the BYE. */
   hangup(reason?: string): Promise<void>;
   /** Whether the call ended because the caller hung up (rather than by a step or a transfer). */

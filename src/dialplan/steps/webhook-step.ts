@@ -1,10 +1,12 @@
 import { botActions, type CallerTurn, type WebhookRequest } from '../../bots/webhook-turns.js';
+import { botSecret } from '../../bots/bot-secret.js';
 import { postTurn, type TurnPost, type TurnReply } from '../../bots/webhook-client.js';
-import { botFailedPrompt, DIALPLAN_DEFAULTS } from '../dialplan-defaults.js';
+import { DIALPLAN_DEFAULTS } from '../dialplan-defaults.js';
+import { botFailed } from './bot-failure.js';
 import type { DialplanStep } from '../dialplan-schema.js';
 import { stepKind } from '../step-kinds.js';
 import { promptVoice } from './prompt-voice.js';
-import { CONTINUE, goOn, type StepContext, type StepOf, type StepOutcome, type StepRunner } from './step-context.js';
+import { CONTINUE, type StepContext, type StepOf, type StepOutcome, type StepRunner } from './step-context.js';
 
 /** Hand-overs from one bot to another (a `webhook` action) in one step; beyond, the bot has failed. */
 const MAX_HANDOVERS = 10;
@@ -31,9 +33,9 @@ export async function runWebhook(step: StepOf<'webhook'>, context: StepContext, 
     for (;;) {
       const reply = await ask(bot, request, context);
       if (context.signal.aborted) return { next: 'end' };
-      if ('failure' in reply) return await failed(step.webhook, context, reply.failure);
+      if ('failure' in reply) return await botFailed(step.webhook, context, reply.failure);
       const parsed = botActions(reply.answer, context.route);
-      if ('problem' in parsed) return await failed(step.webhook, context, parsed.problem);
+      if ('problem' in parsed) return await botFailed(step.webhook, context, parsed.problem);
       let turn: CallerTurn | null = null;
       let next: WebhookFields | null = null;
       for (const action of parsed.actions) {
@@ -47,7 +49,7 @@ export async function runWebhook(step: StepOf<'webhook'>, context: StepContext, 
         if (turn) break;
       }
       if (next) {
-        if (++handovers > MAX_HANDOVERS) return await failed(step.webhook, context, `more than ${MAX_HANDOVERS} hand-overs from bot to bot`);
+        if (++handovers > MAX_HANDOVERS) return await botFailed(step.webhook, context, `more than ${MAX_HANDOVERS} hand-overs from bot to bot`);
         context.logger.info({ from: bot.url, to: next.url }, 'bot hand-over');
         bot = next;
         request = requestOf(context, 'start');
@@ -88,6 +90,11 @@ function turnOf(action: DialplanStep, outcome: StepOutcome, context: StepContext
       };
     case 'transfer':
       return { type: 'transfer', result: vars['transfer'] ?? '', status: vars['transfer_status'] ? Number(vars['transfer_status']) : null };
+    case 'stream':
+      // A stream bot that failed has had its fallback said; the webhook bot decides what comes next.
+      return outcome.next === 'continue'
+        ? { type: 'stream', result: 'closed', error: null }
+        : { type: 'stream', result: 'failed', error: vars['bot_error'] ?? null };
     default:
       return null;
   }
@@ -109,7 +116,7 @@ function postOf(bot: WebhookFields, context: StepContext, retries = bot.retries 
     headers: Object.entries(bot.headers ?? {}),
     timeoutMs: bot.timeout_ms ?? DIALPLAN_DEFAULTS.webhook.timeout_ms,
     retries,
-    secret: context.webhookSecret,
+    secret: botSecret(context),
   };
 }
 
@@ -127,16 +134,4 @@ async function ask(bot: WebhookFields, request: WebhookRequest, context: StepCon
   context.logger.info({ waitedMs: Math.round(performance.now() - started) }, 'bot slow: filler');
   await context.say({ text: context.fill(filler.text), ...promptVoice(context, {}), bargeIn: false });
   return answer;
-}
-
-/** The bot failed: the apology, then on_fail or the end of the call. */
-async function failed(fields: WebhookFields, context: StepContext, reason: string): Promise<StepOutcome> {
-  context.logger.warn({ url: fields.url, reason }, 'bot failed');
-  context.vars['bot_error'] = reason;
-  if (context.signal.aborted) return { next: 'end' };
-  const voice = promptVoice(context, {});
-  await context.say({ text: context.fill(fields.fallback ?? botFailedPrompt(voice.language)), ...voice, bargeIn: false });
-  if (fields.on_fail !== undefined) return goOn(fields.on_fail);
-  await context.hangup('bot failed');
-  return { next: 'end' };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { asyncApiDocument } from '../../api/asyncapi.js';
+import { botStreamAsyncApiDocument } from '../../api/bot-asyncapi.js';
 import { capabilitiesView, INTERFACE_VERSION, voicesView } from '../../api/capabilities-view.js';
 import { ErrorBodySchema } from '../../api/schemas.js';
 import type { AppServices } from '../../api/services.js';
@@ -25,7 +26,10 @@ export function baseUrlOf(request: FastifyRequest, services: AppServices): strin
 const discovery = { sprachrohr: { family: 'tts' as const } };
 const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
 
-/** `GET /v1/capabilities`, `GET /v1/tts/voices`, `GET /v1/openapi.json` and `GET /v1/asyncapi.json`. */
+/**
+ * `GET /v1/capabilities`, `GET /v1/tts/voices`, `GET /v1/openapi.json`, `GET /v1/asyncapi.json` and
+ * `GET /v1/bots/asyncapi.json`.
+ */
 export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServices): void {
   app.get(
     '/v1/capabilities',
@@ -70,6 +74,19 @@ export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServi
       },
     },
     async (request) => asyncApiDocument(baseUrlOf(request, services).replace(/^http/, 'ws'), INTERFACE_VERSION),
+  );
+  app.get(
+    '/v1/bots/asyncapi.json',
+    {
+      config: discovery,
+      schema: {
+        summary: "The AsyncAPI 3.0 document of the bot stream protocols (the dialplan's stream step, a bot's own WebSocket)",
+        tags: ['discovery'],
+        response: { 200: { type: 'object', additionalProperties: true }, ...errors },
+      },
+    },
+    // Nothing in it is this deployment's (the server is the bot), so the request does not matter.
+    async () => botStreamAsyncApiDocument(INTERFACE_VERSION),
   );
   app.get('/healthz', { config: { sprachrohr: { family: 'tts', auth: false } }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 }

@@ -19,13 +19,14 @@ import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
 import { fillPlaceholders } from '../../dialplan/placeholders.js';
 import { runRoute } from '../../dialplan/run-route.js';
-import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest } from '../../dialplan/steps/step-context.js';
+import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest, StreamRequest } from '../../dialplan/steps/step-context.js';
 import { listenForCaller, speakPrompt } from './call-turns.js';
 import { abortableDelay } from './abortable-delay.js';
 import { mediaFromAnswer, mediaFromOffer } from './call-media.js';
 import { FrameRing } from './frame-ring.js';
 import { captureMessage, type CapturedMessage } from './call-recording.js';
 import { addressTransfer, bridgedTransfer, failedTransfer, type CallPlacer } from './call-transfer.js';
+import { streamToBot } from './call-stream.js';
 import type { CallCodec } from '../telephony-config.js';
 
 /** What a call reports as it goes. */
@@ -183,13 +184,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       listen: (request) => this.listen(request),
       record: (request) => this.record(request),
       transfer: (request) => this.transfer(request),
+      stream: (request) => this.stream(request),
       hangup: (reason) => this.hangup(reason),
       callerLeft: () => this.endedReason === 'bye' || this.endedReason === 'cancel',
     };
   }
 
   /** Speaks a prompt; meters it and reports the turn's latency and a barge-in. */
-  private async say(prompt: Parameters<StepContext['say']>[0], signal: AbortSignal = this.signal): Promise<{ interrupted: boolean }> {
+  private async say(
+    prompt: Parameters<StepContext['say']>[0],
+    signal: AbortSignal = this.signal,
+  ): Promise<{ readonly interrupted: boolean; readonly playedSeconds: number }> {
     const media = await this.earlyMedia();
     const started = performance.now();
     const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, signal);
@@ -205,7 +210,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.logger.info({ heardSeconds: outcome.playedSeconds }, 'barge-in');
       this.emit('barge-in', outcome.playedSeconds);
     }
-    return { interrupted: outcome.interrupted };
+    return { interrupted: outcome.interrupted, playedSeconds: outcome.playedSeconds };
   }
 
   /** Listens for speech and keys; keys typed ahead count first, and what is left waits for the next listen. */
@@ -292,6 +297,35 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       request.waiting,
       this.signal,
     );
+  }
+
+  /** Hands the answered call to a bot over a WebSocket (call-stream.ts); keys go to the bot, not to a later listen. */
+  private async stream(request: StreamRequest): ReturnType<StepContext['stream']> {
+    await this.answer();
+    const media = await this.earlyMedia();
+    this.listening = true;
+    try {
+      return await streamToBot(
+        {
+          media,
+          engines: this.services.engines,
+          choice: this.route.engines ?? 'live',
+          logger: this.logger,
+          voice: this.voice,
+          call: { id: this.dialog.callId, caller: this.vars['caller']!, called: this.vars['called']!, route: this.route.number },
+          parameters: request.parameters,
+          variables: this.vars,
+          speak: (prompt, signal) => this.say(prompt, signal),
+          transfer: (transfer) => this.transfer(transfer),
+          hangup: (reason) => this.hangup(reason),
+          recognised: (seconds) => (this.sttSeconds += seconds),
+        },
+        request,
+        this.signal,
+      );
+    } finally {
+      this.listening = false;
+    }
   }
 
   /** 200 OK with our answer (or offer); resolves once the ACK is in and media flows. */

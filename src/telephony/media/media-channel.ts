@@ -44,6 +44,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   /** The report of the latest prompt that is over (nobody asks after an older one). */
   private latest: { readonly prompt: number; readonly playout: PromptPlayout } | null = null;
   private readonly waiting = new Map<number, Array<(playout: PromptPlayout | null) => void>>();
+  private marks = 0;
+  private readonly markWaiting = new Map<number, (played: boolean | null) => void>();
   private closed = false;
   /** The media thread stopped under this call. */
   private gone = false;
@@ -139,6 +141,21 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
     });
   }
 
+  /**
+   * Resolves once every frame of the current prompt queued before now has been played: true,
+   * or false when it was dropped first (stopped, a new prompt, a codec change, a bridge); null
+   * when the call's media ended. With `flush`, a partial frame waiting for more audio goes out
+   * first, padded with silence, so the mark covers all audio given so far; without, the mark
+   * sits before it (for counting what has played, where padding would put a gap in the audio).
+   */
+  markPlayout(flush: boolean): Promise<boolean | null> {
+    if (this.closed) return Promise.resolve(null);
+    if (flush && this.encoder) this.send(this.encoder.flush());
+    const mark = ++this.marks;
+    this.out.send({ op: 'mark', id: this.id, prompt: this.prompt, mark });
+    return new Promise((resolve) => this.markWaiting.set(mark, resolve));
+  }
+
   /** Sends a key as RFC 4733 events (false when the caller did not offer them, or while bridged). */
   sendDtmf(key: string): boolean {
     if (this.closed || this.partner || this.media?.telephoneEvent == null) return false;
@@ -221,6 +238,10 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
         this.waiting.delete(event.prompt);
         return;
       }
+      case 'mark':
+        this.markWaiting.get(event.mark)?.(event.played);
+        this.markWaiting.delete(event.mark);
+        return;
       case 'closed':
         this.onClosed();
         this.resolveQuality(event.quality);
@@ -244,6 +265,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
     this.partner = null;
     for (const list of this.waiting.values()) for (const resolve of list) resolve(null);
     this.waiting.clear();
+    for (const resolve of this.markWaiting.values()) resolve(null);
+    this.markWaiting.clear();
   }
 
   private send(run: FrameRun | null): void {

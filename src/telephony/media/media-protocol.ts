@@ -54,6 +54,8 @@ export type MediaCommand =
   /** The prompt's last frame has been sent over: report when it has played out. */
   | { readonly op: 'end'; readonly id: number; readonly prompt: number }
   | { readonly op: 'stop'; readonly id: number }
+  /** Report `mark` once every frame of prompt `prompt` queued before it has been played (or dropped). */
+  | { readonly op: 'mark'; readonly id: number; readonly prompt: number; readonly mark: number }
   | { readonly op: 'dtmf'; readonly id: number; readonly key: string }
   | { readonly op: 'close'; readonly id: number }
   /** Joins call `id`'s media to call `other`'s (each leaves any bridge it was in); prompts stop on both. */
@@ -73,6 +75,8 @@ export type MediaEvent =
   | { readonly ev: 'dtmf'; readonly id: number; readonly key: string; readonly via: 'rfc4733' | 'inband' }
   | { readonly ev: 'speech-start'; readonly id: number }
   | { readonly ev: 'played-out'; readonly id: number; readonly prompt: number; readonly report: PlayoutReport }
+  /** A mark came due: its audio was played, or (`played` false) dropped before it was. */
+  | { readonly ev: 'mark'; readonly id: number; readonly mark: number; readonly played: boolean }
   | { readonly ev: 'closed'; readonly id: number; readonly quality: CallQuality }
   | { readonly ev: 'pacing'; readonly request: number; readonly stats: PacingStats }
   | { readonly ev: 'error'; readonly id: number | null; readonly message: string; readonly stack?: string };

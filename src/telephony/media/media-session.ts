@@ -27,6 +27,7 @@ import { CallerSource } from './caller-source.js';
 import type { BridgeableLeg } from './media-bridge.js';
 import { absoluteNow, type CallMedia, type CallQuality, type PlayoutReport } from './media-protocol.js';
 import { PacketBuffer } from './packet-buffer.js';
+import { PlayoutMarks, type ReachedMark } from './playout-marks.js';
 import type { RtpPorts } from './rtp-port-pool.js';
 import type { RtpForwarder } from './rtp-forwarder.js';
 
@@ -39,6 +40,8 @@ export interface MediaSessionEvents {
   'speech-start': [];
   /** Prompt `prompt` is over: all of it was sent after its end, or it was stopped. */
   'played-out': [prompt: number, report: PlayoutReport];
+  /** A mark set by {@link MediaSession.addMark} came due: played, or dropped before it was. */
+  mark: [mark: number, played: boolean];
 }
 
 /** Receive ticks between two RTCP reports (RFC 3550's 5 s minimum interval). */
@@ -85,6 +88,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
   private closed = false;
   /** The prompt being played, and what has become of it. */
   private prompt = { id: 0, bargeIn: false, ended: false, over: true, framesSent: 0, firstPacketAt: 0 };
+  /** Marks in the prompt's frames (a stream bot's marks). */
+  private readonly marks = new PlayoutMarks();
   /** When the caller's voice was last heard (absolute ms), for turn latency. */
   private lastVoiceAt = 0;
   /** `strangersDropped`: packets from addresses the call did not name, dropped unread. */
@@ -145,6 +150,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
     if (this.outgoing) {
       this.outgoing.clear();
       this.pacer.remove(this.outgoing);
+      this.reached(this.marks.drop());
     }
     this.outgoing = new PacedStream({
       samplesPerFrame: (codec.clockRate * 20) / 1000,
@@ -186,6 +192,7 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
     // After a pause, the reply goes out in the clock's next slot rather than this call's own.
     const pausing = this.outgoing.queued === 0 && this.outgoing.idle;
     this.outgoing.enqueueRun(run);
+    this.marks.queue(run.ends.length);
     if (pausing) this.pacer.rephase(this.outgoing);
   }
 
@@ -199,7 +206,20 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
   /** Drops everything queued (barge-in): nothing more of the prompt goes out from the next tick. */
   stopPlayback(): void {
     this.outgoing.clear();
+    this.reached(this.marks.drop());
     if (!this.prompt.over) this.promptOver();
+  }
+
+  /** Reports `mark` once every frame of prompt `prompt` queued so far has been played; at once (unplayed) when that prompt is over. */
+  addMark(prompt: number, mark: number): void {
+    if (this.closed) return;
+    if (prompt !== this.prompt.id || this.prompt.over) return void this.emit('mark', mark, false);
+    const due = this.marks.add(mark);
+    if (due) this.emit('mark', due.mark, due.played);
+  }
+
+  private reached(marks: readonly ReachedMark[] | null): void {
+    if (marks) for (const { mark, played } of marks) this.emit('mark', mark, played);
   }
 
   /** The caller spoke or pressed a key: a prompt that allows barge-in stops here. */
@@ -221,14 +241,17 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
     return true;
   }
 
-  /** A frame of ours, from the pacer. */
+  /** A frame of ours, from the pacer. An audio frame counts towards the marks even while the caller holds the call: it was due. */
   private send(payload: Uint8Array, timestamp: number, marker: boolean, payloadType: number | undefined): void {
-    if (this.closed || !flags(this.callMedia.direction).send) return;
-    if (payloadType === undefined) {
-      this.prompt.framesSent += 1;
-      if (this.prompt.firstPacketAt === 0) this.prompt.firstPacketAt = absoluteNow();
+    if (this.closed) return;
+    if (flags(this.callMedia.direction).send) {
+      if (payloadType === undefined) {
+        this.prompt.framesSent += 1;
+        if (this.prompt.firstPacketAt === 0) this.prompt.firstPacketAt = absoluteNow();
+      }
+      this.transmit(payload, payloadType ?? this.callMedia.codec.payloadType, timestamp, marker);
     }
-    this.transmit(payload, payloadType ?? this.callMedia.codec.payloadType, timestamp, marker);
+    if (payloadType === undefined) this.reached(this.marks.take());
   }
 
   /** Sends one packet of our stream (our SSRC, the next sequence number) to where the caller's media comes from, unless its direction forbids. */

@@ -79,6 +79,7 @@ function negotiated(id: number, slot: CallSlot, media: CallMedia): void {
   session.on('dtmf', (key, via) => out.send({ ev: 'dtmf', id, key, via }));
   session.on('speech-start', () => out.send({ ev: 'speech-start', id }));
   session.on('played-out', (prompt, playout) => out.send({ ev: 'played-out', id, prompt, report: playout }));
+  session.on('mark', (mark, played) => out.send({ ev: 'mark', id, mark, played }));
   bridges.started(id);
 }
 
@@ -117,6 +118,9 @@ function handle(command: MediaCommand): void {
       return session?.endPrompt(command.prompt);
     case 'stop':
       return session?.stopPlayback();
+    case 'mark':
+      // Before the media starts nothing was queued: the mark is due at once.
+      return session ? session.addMark(command.prompt, command.mark) : out.send({ ev: 'mark', id: command.id, mark: command.mark, played: true });
     case 'dtmf':
       return void session?.sendDtmf(command.key);
   }

@@ -1,0 +1,241 @@
+/**
+ * A call bridged to a bot that needs no speech engine (`stream` step, `text` mode): the
+ * gateway recognises the caller the whole time and sends partial and final transcripts, the
+ * start of the caller's speech (barge-in) and keys; the bot sends text (or <speak> markup) to
+ * say, `clear`, `transfer` and `hangup`. The messages are in stream-messages.ts.
+ *
+ * What the bot asks for runs in order: says one after the other, a hangup once what is queued
+ * has been said. `clear`, a barge-in and a `transfer` stop what is being said at once and drop
+ * the queued says; every say gets its `say.done`.
+ */
+import type { Logger } from 'pino';
+import WebSocket from 'ws';
+import { ApiError } from '../api/errors.js';
+import type { CallVoice, StreamOutcome, TransferOutcome, TransferRequest } from '../dialplan/steps/step-context.js';
+import { confidenceOf, type RecognitionSession } from '../speech/recognition-session.js';
+import type { MediaChannel } from '../telephony/media/media-channel.js';
+import type { PromptRequest } from '../dialplan/steps/step-context.js';
+import { watchBotSocket } from './bot-socket-watch.js';
+import { readTextMessage } from './stream-inbound.js';
+import type { TextIn, TextOut } from './stream-messages.js';
+
+/** How a say ended. */
+export interface SaidPrompt {
+  readonly interrupted: boolean;
+  readonly playedSeconds: number;
+}
+
+/** The call as the bridge sees it. */
+export interface TextStreamCall {
+  readonly media: MediaChannel;
+  /** The recognition of the caller for the whole stream (the caller's audio is written to it here). */
+  readonly recognition: RecognitionSession;
+  readonly voice: CallVoice;
+  readonly call: { readonly id: string; readonly caller: string; readonly called: string; readonly route: string };
+  readonly parameters: Readonly<Record<string, string>>;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly logger: Logger;
+  /** Says a prompt; `signal` ends it early (the call or the stream ended). */
+  speak(prompt: PromptRequest, signal: AbortSignal): Promise<SaidPrompt>;
+  transfer(request: TransferRequest): Promise<TransferOutcome>;
+  hangup(reason: string): Promise<void>;
+}
+
+type Say = Extract<TextIn, { type: 'say' }>;
+type Task = Say | Extract<TextIn, { type: 'transfer' }> | Extract<TextIn, { type: 'hangup' }>;
+
+/** How long a bridged transfer rings before it counts as not answered (the transfer step's default). */
+const TRANSFER_RING_MS = 30_000;
+
+/** Runs the stream until the bot closes the socket, fails, hangs up or transfers, or the caller hangs up. */
+export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: AbortSignal): Promise<StreamOutcome> {
+  const { media, recognition, logger } = call;
+  const startedAt = performance.now();
+  const stream = new AbortController();
+  const ended = AbortSignal.any([signal, stream.signal]);
+  const tasks: Task[] = [];
+  let working = false;
+  /** The say being said, and whether clear or a transfer stopped it. */
+  let current: { stopped: boolean } | null = null;
+  // During a transfer the caller talks to a person, not to the bot: nothing is recognised.
+  let transferring = false;
+  let closedByBot = false;
+
+  const send = (message: TextOut): void => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (outcome: StreamOutcome): void => {
+      if (done) return;
+      done = true;
+      stream.abort();
+      media.off('audio', onAudio);
+      media.off('dtmf', onKey);
+      media.off('speech-start', onSpeech);
+      unwatch();
+      recognition.close();
+      resolve(outcome);
+    };
+    const end = (reason: 'hangup' | 'transferred' | 'bot_hangup'): void => {
+      send({ type: 'session.end', reason });
+      socket.close(1000, reason);
+    };
+
+    const onAudio = (pcm: Int16Array): void => {
+      if (!transferring && !done) recognition.write(pcm);
+    };
+    const onKey = (digit: string): void => {
+      if (!transferring) send({ type: 'dtmf', digit });
+    };
+    const onSpeech = (): void => {
+      if (transferring) return;
+      send({ type: 'speech.started', at_ms: Math.round(performance.now() - startedAt) });
+    };
+
+    /** Stops the say being said and drops the queued ones (each gets its say.done). */
+    const clear = (): void => {
+      for (const task of tasks.splice(0)) {
+        if (task.type === 'say') send({ type: 'say.done', id: task.id ?? null, interrupted: true, played_seconds: 0 });
+        else tasks.push(task);
+      }
+      if (current) {
+        current.stopped = true;
+        media.stopPlayback();
+      }
+    };
+
+    const say = async (task: Say): Promise<void> => {
+      const spoken = { stopped: false };
+      current = spoken;
+      try {
+        const voice = task.language === undefined ? call.voice : { language: task.language, voice: call.voice.voice };
+        const outcome = await call.speak(
+          {
+            text: task.text,
+            language: voice.language,
+            voice: task.voice ?? voice.voice,
+            ...((task.dialect ?? voice.dialect) !== undefined ? { dialect: (task.dialect ?? voice.dialect)! } : {}),
+            bargeIn: task.barge_in ?? true,
+          },
+          ended,
+        );
+        const interrupted = outcome.interrupted || spoken.stopped;
+        send({ type: 'say.done', id: task.id ?? null, interrupted, played_seconds: Math.round(outcome.playedSeconds * 100) / 100 });
+        // The caller spoke over it: what the bot meant to say after it no longer fits.
+        if (outcome.interrupted) clear();
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        send({ type: 'error', code: 'invalid_say', detail: error.detail ?? error.message });
+        send({ type: 'say.done', id: task.id ?? null, interrupted: false, played_seconds: 0 });
+      } finally {
+        current = null;
+      }
+    };
+
+    const transfer = async (task: Extract<Task, { type: 'transfer' }>): Promise<boolean> => {
+      transferring = true;
+      try {
+        const outcome = await call.transfer({
+          target: task.target,
+          mode: task.mode ?? 'auto',
+          diversion: false,
+          headers: [],
+          ringTimeoutMs: TRANSFER_RING_MS,
+          waiting: 'ringback',
+        });
+        if (outcome.result === 'transferred' || outcome.result === 'bridged') {
+          end('transferred');
+          finish({ result: 'ended', reason: `transferred to ${task.target}` });
+          return true;
+        }
+        send({ type: 'transfer.result', result: outcome.result, status: outcome.status });
+        return false;
+      } finally {
+        transferring = false;
+      }
+    };
+
+    /** Works through what the bot asked for, in order. */
+    const work = async (): Promise<void> => {
+      if (working) return;
+      working = true;
+      try {
+        while (tasks.length > 0 && !done) {
+          const task = tasks.shift()!;
+          if (task.type === 'say') await say(task);
+          else if (task.type === 'transfer') {
+            if (await transfer(task)) return;
+          } else {
+            end('bot_hangup');
+            await call.hangup(task.reason ?? 'the bot hung up');
+            return finish({ result: 'ended', reason: 'the bot hung up' });
+          }
+        }
+        if (closedByBot) finish({ result: 'closed', reason: 'the bot closed the connection' });
+      } catch (error) {
+        logger.error({ err: error }, 'stream bot action failed');
+        fail(`an action of the bot failed (${(error as Error).message})`);
+      } finally {
+        working = false;
+      }
+    };
+
+    const onMessage = (data: WebSocket.RawData, isBinary: boolean): void => {
+      const read = readTextMessage(data, isBinary);
+      if ('problem' in read) {
+        logger.warn({ problem: read.problem }, 'bot message refused');
+        return send({ type: 'error', code: 'invalid_message', detail: read.problem });
+      }
+      const message = read.message;
+      if (message.type === 'clear') return clear();
+      if (message.type === 'transfer') clear();
+      tasks.push(message);
+      void work();
+    };
+
+    /** What the bot asked for before closing is still done, then the dialplan goes on. */
+    const closed = (): void => {
+      closedByBot = true;
+      if (!working) finish({ result: 'closed', reason: 'the bot closed the connection' });
+    };
+    const fail = (reason: string): void => {
+      socket.terminate();
+      if (current) media.stopPlayback();
+      finish({ result: 'failed', reason });
+    };
+    const onCallEnded = (): void => {
+      end('hangup');
+      finish({ result: 'ended', reason: 'the call ended' });
+    };
+
+    const unwatch = watchBotSocket(socket, signal, { message: onMessage, closed, failed: fail, callEnded: onCallEnded });
+    if (signal.aborted) return;
+    media.on('audio', onAudio);
+    media.on('dtmf', onKey);
+    media.on('speech-start', onSpeech);
+    send({
+      type: 'session.start',
+      call: call.call,
+      language: call.voice.language,
+      voice: call.voice.voice,
+      dialect: call.voice.dialect ?? null,
+      parameters: { ...call.parameters },
+      variables: { ...call.variables },
+    });
+    void (async () => {
+      try {
+        for await (const event of recognition) {
+          if (done || transferring) continue;
+          const words = event.words.map(({ w, start, end, conf }) => ({ w, start, end, conf }));
+          if (event.type === 'partial') send({ type: 'transcript.partial', text: event.text, lang: event.lang, words });
+          else if (event.text.trim() !== '')
+            send({ type: 'transcript.final', text: event.text.trim(), lang: event.lang, confidence: confidenceOf(event.words), words });
+        }
+      } catch (error) {
+        if (!done) fail(`the recogniser failed (${(error as Error).message})`);
+      }
+    })();
+  });
+}

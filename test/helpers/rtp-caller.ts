@@ -1,0 +1,80 @@
+/**
+ * The media side of a SIPp caller whose SDP names a socket of the test (`-key rtp_port`): it
+ * records every RTP packet the gateway sends, with its arrival time, and once the gateway has
+ * sent something (so its media address is known) plays RTP packets back to it in real time,
+ * 20 ms apart — a capture's speech, keys as RFC 4733 events.
+ */
+import dgram from 'node:dgram';
+import { parseRtp } from '../../src/telephony/rtp/rtp-packet.js';
+import { rtpBytes, type RtpPacket } from '../integration/sipp/make-pcap.js';
+
+/** A packet the caller received. */
+export interface ReceivedPacket {
+  readonly atMs: number;
+  readonly payloadType: number;
+  readonly sequence: number;
+  readonly timestamp: number;
+  readonly payload: Uint8Array;
+}
+
+/** A caller's RTP socket on loopback. */
+export class RtpCaller {
+  readonly received: ReceivedPacket[] = [];
+  private gateway: dgram.RemoteInfo | null = null;
+  private readonly heard: Array<() => void> = [];
+  private sender: NodeJS.Timeout | null = null;
+
+  private constructor(private readonly socket: dgram.Socket) {
+    socket.on('message', (data, from) => {
+      const packet = parseRtp(data);
+      if (!packet) return;
+      this.gateway ??= from;
+      this.received.push({
+        atMs: performance.now(),
+        payloadType: packet.payloadType,
+        sequence: packet.sequenceNumber,
+        timestamp: packet.timestamp,
+        payload: Uint8Array.from(packet.payload),
+      });
+      for (const resolve of this.heard.splice(0)) resolve();
+    });
+  }
+
+  static async open(): Promise<RtpCaller> {
+    const socket = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    return new RtpCaller(socket);
+  }
+
+  get port(): number {
+    return this.socket.address().port;
+  }
+
+  /** Resolves once the gateway has sent a packet. */
+  firstPacket(): Promise<void> {
+    return this.gateway ? Promise.resolve() : new Promise((resolve) => this.heard.push(resolve));
+  }
+
+  /** Sends `packets` to where the gateway's media comes from, one every 20 ms; resolves when the last went out. */
+  play(packets: readonly RtpPacket[]): Promise<void> {
+    const target = this.gateway;
+    if (!target) throw new Error('the gateway has not sent anything yet');
+    let next = 0;
+    return new Promise((resolve) => {
+      this.sender = setInterval(() => {
+        const packet = packets[next++];
+        if (!packet) {
+          clearInterval(this.sender!);
+          this.sender = null;
+          return resolve();
+        }
+        this.socket.send(rtpBytes(packet), target.port, target.address);
+      }, 20);
+    });
+  }
+
+  close(): void {
+    if (this.sender) clearInterval(this.sender);
+    this.socket.close();
+  }
+}
