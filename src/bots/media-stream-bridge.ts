@@ -127,7 +127,7 @@ export function runMediaStream(socket: WebSocket, call: MediaStreamCall, signal:
       if (paused || aheadMs <= MAX_QUEUED_SECONDS * 1000) return;
       paused = true;
       socket.pause();
-      logger.debug({ aheadSeconds: Math.round(aheadMs / 1000) }, 'bot ahead: not reading');
+      logger.info({ aheadSeconds: Math.round(aheadMs / 1000) }, 'bot ahead: not reading');
       resumeTimer = setTimeout(
         () => {
           resumeTimer = null;

@@ -194,7 +194,7 @@ export const TEXT_OUT = {
   ),
 } as const;
 
-/** What a `text` bot may send. */
+/** What a `text` bot may send; a field the gateway does not know is refused (a typo would otherwise go unnoticed). */
 export const TEXT_IN = {
   say: Type.Object(
     {
@@ -206,20 +206,23 @@ export const TEXT_IN = {
       barge_in: Type.Optional(Type.Boolean({ default: true, description: "the caller's speech or a key stops it" })),
       id: Type.Optional(Type.String({ maxLength: 256, description: 'given back in say.done' })),
     },
-    { description: 'Speaks text after whatever is being said (says are queued in order).' },
+    { additionalProperties: false, description: 'Speaks text after whatever is being said (says are queued in order).' },
   ),
-  clear: Type.Object({ type: Type.Literal('clear') }, { description: 'Stops what is being said and drops the queued says (each gets its say.done).' }),
+  clear: Type.Object(
+    { type: Type.Literal('clear') },
+    { additionalProperties: false, description: 'Stops what is being said and drops the queued says (each gets its say.done).' },
+  ),
   transfer: Type.Object(
     {
       type: Type.Literal('transfer'),
       target: Type.String({ minLength: 1, maxLength: 300, description: 'a SIP URI or a number' }),
       mode: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('refer'), Type.Literal('bridge')])),
     },
-    { description: 'Hands the caller to a person, as the transfer step does; what is being said stops first.' },
+    { additionalProperties: false, description: 'Hands the caller to a person, as the transfer step does; what is being said stops first.' },
   ),
   hangup: Type.Object(
     { type: Type.Literal('hangup'), reason: Type.Optional(Type.String({ maxLength: 200, pattern: '^[^\\r\\n]*$' })) },
-    { description: 'Ends the call once what is queued has been said.' },
+    { additionalProperties: false, description: 'Ends the call once what is queued has been said.' },
   ),
 } as const;
 

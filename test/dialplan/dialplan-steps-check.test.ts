@@ -62,6 +62,16 @@ describe('dialplan steps are checked at load', () => {
     ['a transfer mode that does not exist', plan('      - transfer: { to: "+41441234567", mode: blind }\n'), /mode must be one of auto, refer, bridge/, 8],
     ['a transfer header that is not X-', plan('      - transfer: { to: "+41441234567", headers: { From: x } }\n'), /unknown field "From"/, 8],
     ['a transfer on_fail naming no step', plan('      - transfer: { to: "+41441234567", on_fail: gone }\n'), /on_fail names no step: "gone"/, 8],
+    ['a stream to an http address', plan('      - stream: { url: "http://bot.example/ws" }\n'), /url must match pattern/, 8],
+    ['a stream mode that does not exist', plan('      - stream: { url: "wss://bot.example/ws", mode: video }\n'), /mode must be one of media, text/, 8],
+    ['a stream parameter of a bad name', plan('      - stream: { url: "wss://bot.example/ws", parameters: { "a b": x } }\n'), /unknown field "a b"/, 8],
+    ['a stream on_fail naming no step', plan('      - stream: { url: "wss://bot.example/ws", on_fail: gone }\n'), /on_fail names no step: "gone"/, 8],
+    [
+      'a stream connect timeout out of range',
+      plan('      - stream: { url: "wss://bot.example/ws", connect_timeout_ms: 10 }\n'),
+      /connect_timeout_ms must be >= 100/,
+      8,
+    ],
     ['a record limit out of range', plan('      - record: { max_seconds: 3600 }\n'), /max_seconds must be <= 600/, 8],
     ['a hangup with an unknown field', plan('      - hangup: { cause: 16 }\n'), /unknown field "cause"/, 8],
     ['say repeat out of range', plan('      - say: { text: Hallo, repeat: 0 }\n'), /repeat must be >= 1/, 8],
@@ -87,20 +97,33 @@ describe('dialplan steps are checked at load', () => {
     });
   }
 
+  it('accepts a loop back to a stream bot (it waits for the caller), with parameters and headers', () => {
+    const { routes, warnings } = checkDialplan(
+      't.yaml',
+      plan(
+        '      - id: bot\n        stream:\n          url: "wss://bot.example/ws?x=1"\n          mode: text\n          parameters: { caller: "{{caller}}" }\n' +
+          '          headers: { X-Token: abc }\n          on_fail: bot\n      - goto: bot\n',
+      ),
+    );
+    expect(routes).toHaveLength(1);
+    expect(warnings).toEqual([]);
+  });
+
   it('accepts a loop that listens, and warns of steps nothing reaches', () => {
     const { routes, warnings } = checkDialplan('t.yaml', plan('      - id: again\n        listen: {}\n      - goto: again\n      - say: { text: Nie }\n'));
     expect(routes).toHaveLength(1);
     expect(warnings.map((warning) => warning.message)).toEqual(['t.yaml:11:9: warning: step 4 is never reached']);
   });
 
-  it('loads the shipped dialplans: echo, the Zürich hotline, the four-language welcome and the webhook bot, without warnings', async () => {
+  it('loads the shipped dialplans: echo, the Zürich hotline, the four-language welcome and the webhook and stream bots, without warnings', async () => {
     const plans = await loadDialplans(fileURLToPath(new URL('../../dialplans', import.meta.url)));
     expect(plans.warnings).toEqual([]);
     expect(plans.route('0445550100')?.file).toMatch(/hotline-zurich\.yaml$/);
     expect(plans.route('0445550200')?.file).toMatch(/welcome-4-languages\.yaml$/);
     expect(plans.route('0311234567')?.file).toMatch(/echo\.yaml$/);
     const names = await fs.readdir(fileURLToPath(new URL('../../dialplans', import.meta.url)));
-    expect(names.sort()).toEqual(['bot-webhook.yaml', 'echo.yaml', 'hotline-zurich.yaml', 'welcome-4-languages.yaml']);
+    expect(names.sort()).toEqual(['bot-stream.yaml', 'bot-webhook.yaml', 'echo.yaml', 'hotline-zurich.yaml', 'welcome-4-languages.yaml']);
     expect(plans.route('0445550300')?.file).toMatch(/bot-webhook\.yaml$/);
+    expect(plans.route('0445550401')?.file).toMatch(/bot-stream\.yaml$/);
   });
 });

@@ -89,6 +89,7 @@ beforeAll(async () => {
       route('refused', 'en', `{ url: "ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/x", on_fail: sorry }`, onFail) +
       route('slow', 'en', `{ url: "ws://127.0.0.1:${(silent.address() as AddressInfo).port}/x", connect_timeout_ms: 500, on_fail: sorry }`, onFail) +
       route('dropped', 'en', `{ url: "${bot}/dropped", on_fail: sorry }`, onFail) +
+      route('flood', 'en', `{ url: "${bot}/flood" }`) +
       route(
         'done',
         'en',
@@ -246,6 +247,40 @@ describe('a bot written for Twilio Media Streams', () => {
     const stop = seen.find((message) => message['event'] === 'stop')!;
     expect(stop).toMatchObject({ streamSid: start['streamSid'], stop: { accountSid: fields['accountSid'], callSid: fields['callSid'] } });
     expect(seen.at(-1)).toMatchObject({ event: 'closed', code: 1000 });
+  });
+});
+
+describe('a bot that sends audio faster than real time', () => {
+  it('is paced: played at the pace of the call, its socket not read beyond 60 s ahead, nothing dropped', { timeout: 40_000 }, async () => {
+    let sentAt = 0;
+    behaviours.set('flood', (socket, seen) => {
+      void next(seen, (message) => message['event'] === 'start').then(() => {
+        sentAt = performance.now();
+        // 70 s of audio at once, one second per message.
+        for (let n = 0; n < 70; n++) socket.send(JSON.stringify({ event: 'media', media: { payload: tagged(0xd0, 50) } }));
+      });
+    });
+    const before = logs.length;
+    const caller = await RtpCaller.open();
+    try {
+      assertSippPassed(await call('flood', caller, false, 3000));
+    } finally {
+      caller.close();
+    }
+    const played = framesTagged(caller.received, 0xd0);
+    const spanMs = played.at(-1)!.atMs - played[0]!.atMs;
+    // One frame per 20 ms, however fast it came.
+    expect(played.length).toBeGreaterThan(100);
+    expect(Math.abs(spanMs / (played.length - 1) - 20)).toBeLessThan(1);
+    expect(played[0]!.atMs - sentAt).toBeLessThan(200);
+    const held = logs.slice(before).find((line) => line['msg'] === 'bot ahead: not reading');
+    expect(held?.['aheadSeconds']).toBeGreaterThanOrEqual(60);
+    expect(held?.['aheadSeconds']).toBeLessThanOrEqual(61);
+    // The caller hung up: the held-back socket is read again so that the bot gets stop and a normal close.
+    const seen = conversations.get('flood')!;
+    await next(seen, (message) => message['event'] === 'closed');
+    expect(seen.find((message) => message['event'] === 'stop')).toBeDefined();
+    expect(seen.at(-1)).toMatchObject({ code: 1000 });
   });
 });
 
