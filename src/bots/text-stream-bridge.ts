@@ -60,6 +60,8 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
   // During a transfer the caller talks to a person, not to the bot: nothing is recognised.
   let transferring = false;
   let closedByBot = false;
+  /** The call ends because the bot asked (its end is not the caller's). */
+  let botHungUp = false;
 
   const send = (message: TextOut): void => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -169,6 +171,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
             if (await transfer(task)) return;
           } else {
             end('bot_hangup');
+            botHungUp = true;
             await call.hangup(task.reason ?? 'the bot hung up');
             return finish({ result: 'ended', reason: 'the bot hung up' });
           }
@@ -206,6 +209,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
       finish({ result: 'failed', reason });
     };
     const onCallEnded = (): void => {
+      if (botHungUp) return finish({ result: 'ended', reason: 'the bot hung up' });
       end('hangup');
       finish({ result: 'ended', reason: 'the call ended' });
     };
