@@ -8,13 +8,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { RtpCaller } from '../helpers/rtp-caller.js';
-import { assertSippPassed, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
+import { assertSippPassed, freePort, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 import { dtmfPackets, readRtpPcap, writeSippCaptures, type RtpPacket } from './sipp/make-pcap.js';
 
@@ -27,14 +26,6 @@ let logs: Array<Record<string, unknown>> = [];
 let speech: RtpPacket[];
 const bots: ChildProcess[] = [];
 let dir = '';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The README's ```js block that contains `marker`, with its port replaced. */
 async function readmeBot(marker: string, from: number, to: number, dir: string): Promise<string> {
@@ -67,7 +58,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'readme-bots-'));
   // The bots import ws as a user's project would: from a node_modules beside them.
   await fs.symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  const [webhookPort, streamPort] = [await freePort(), await freePort()];
+  const [webhookPort, streamPort] = [await freePort('127.0.0.1', 't1'), await freePort('127.0.0.1', 't1')];
   await startBot(await readmeBot("from 'node:http'", 3000, webhookPort, dir), webhookPort);
   await startBot(await readmeBot("from 'ws'", 3001, streamPort, dir), streamPort);
   const route = (number: string, step: string) =>

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { RtpCaller } from '../helpers/rtp-caller.js';
-import { assertSippPassed, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
+import { assertSippPassed, freePort, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 import { dtmfPackets, readRtpPcap, writeSippCaptures, type RtpPacket } from './sipp/make-pcap.js';
 
@@ -75,7 +75,7 @@ beforeAll(async () => {
   silent = createTcpServer((socket) => silentSockets.push(socket));
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const bot = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
-  const down = await closedPort();
+  const down = await freePort('127.0.0.1', 't1');
   const route = (number: string, language: string, stream: string, after = '      - hangup: { reason: after the bot }') =>
     `  - number: "${number}"\n    language: ${language}\n    voice: jonas\n    steps:\n      - stream: ${stream}\n${after}\n`;
   const onFail = '      - hangup: { reason: no bot }\n      - id: sorry\n        hangup: { reason: bot failed here }';
@@ -111,14 +111,6 @@ afterAll(async () => {
   await new Promise((resolve) => silent?.close(resolve));
   await removeSippRuns();
 });
-
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function call(number: string, caller: RtpCaller, gatewayHangsUp: boolean, holdMs = 8000) {
   return runSipp({
