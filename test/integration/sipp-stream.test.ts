@@ -43,7 +43,7 @@ const tagged = (tag: number, frames: number): string => {
   for (let n = 0; n < frames; n++) bytes[n * 160] = tag;
   return bytes.toString('base64');
 };
-const framesTagged = (packets: readonly { payload: Uint8Array }[], tag: number) =>
+const framesTagged = <T extends { payload: Uint8Array }>(packets: readonly T[], tag: number): T[] =>
   packets.filter((packet) => packet.payload.length === 160 && packet.payload[0] === tag && packet.payload[80] === 0x2a && packet.payload[159] === 0x2a);
 const next = (seen: Message[], when: (message: Message) => boolean, timeoutMs = 10_000): Promise<Message> =>
   new Promise((resolve, reject) => {
