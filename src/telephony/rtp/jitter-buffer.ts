@@ -111,17 +111,17 @@ export class JitterBuffer {
     const first = this.entries.get(firstExt);
     if (this.state === 'idle') {
       if (!first || nowMs - first.arrivalMs < target) return this.gap();
-      return this.play(firstExt, first, nowMs);
+      return this.play(firstExt, first, nowMs, firstExt);
     }
     const due = this.state === 'playing' ? this.playhead : this.playhead + this.missed;
     const frame = this.entries.get(due);
-    if (frame) return this.play(due, frame, nowMs);
+    if (frame) return this.play(due, frame, nowMs, firstExt);
     if (first) {
       const age = nowMs - first.arrivalMs;
       // A frame ahead of the schedule that has already waited the whole delay: the frames before it are gone.
-      if (firstExt > due && (firstExt - due) * this.frameMs + age > target + this.frameMs) return this.play(firstExt, first, nowMs);
+      if (firstExt > due && (firstExt - due) * this.frameMs + age > target + this.frameMs) return this.play(firstExt, first, nowMs, firstExt);
       // Behind the schedule (after a pause, or a delay spike): start over once it has waited the delay.
-      if (firstExt < due && age >= target) return this.play(firstExt, first, nowMs);
+      if (firstExt < due && age >= target) return this.play(firstExt, first, nowMs, firstExt);
     }
     if (this.state === 'playing' && first) this.playhead++;
     else if (this.state === 'playing') {
@@ -193,7 +193,8 @@ export class JitterBuffer {
     }
   }
 
-  private play(ext: number, entry: Entry, nowMs: number): RtpPacket {
+  /** Plays frame `ext`; `earliest` is the lowest frame held, so that frames left behind are seen without another search. */
+  private play(ext: number, entry: Entry, nowMs: number, earliest: number): RtpPacket {
     let next = entry;
     this.delayMs = nowMs - entry.arrivalMs;
     this.overDelayTicks = this.delayMs >= this.targetDelayMs + this.frameMs ? this.overDelayTicks + 1 : 0;
@@ -208,6 +209,15 @@ export class JitterBuffer {
       next = following;
     }
     this.entries.delete(ext);
+    // Frames before the one played (a sender that stalled and then sent what it owed at once)
+    // are late now, as if they had arrived after it: left in, they would play at the next gap,
+    // seconds later, as stale audio.
+    if (earliest < ext)
+      for (const key of this.entries.keys())
+        if (key < ext) {
+          this.entries.delete(key);
+          this.counts.late++;
+        }
     this.state = 'playing';
     this.playhead = ext + 1;
     this.missed = 0;

@@ -138,6 +138,23 @@ describe('JitterBuffer', () => {
     expect(5 + resumedAt * 20).toBe(725);
   });
 
+  it('drops the frames a stalled sender sends late in a burst once a later one has played, instead of playing them seconds later', () => {
+    const buffer = newBuffer();
+    // Frames 10–15 are due every 20 ms but come together 100 ms late; then the stream runs on,
+    // with one loss (frame 40) that makes the buffer look for the earliest frame it holds.
+    const arrivals = [...stream(0, 10), ...stream(10, 6).map((a) => ({ ...a, at: 300 })), ...stream(16, 24, 320), ...stream(41, 20, 820)];
+    const played = run(buffer, arrivals, 60);
+    const order = frames(played);
+    // Whatever was dropped was dropped for good: nothing plays out of order.
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(order).toContain(15);
+    const dropped = Array.from({ length: 15 }, (_, i) => i).filter((seq) => !order.includes(seq));
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(buffer.stats().late).toBe(dropped.length);
+    // The loss at 40 is concealed, not filled with a stale frame.
+    expect(played[played.indexOf(39) + 1]).toBe('L');
+  });
+
   it('ignores a single packet from a foreign SSRC, and switches when a new source sends two in sequence', () => {
     const buffer = newBuffer();
     const stray: Arrival = { seq: 9999, at: 101, ssrc: 666 };
