@@ -54,7 +54,7 @@ export interface LoadFigures {
 }
 
 /** Pacing figures of the packets of `traces` in the window `start`–`end`. */
-function pacingIn(traces: readonly CallTrace[], start: number, end: number): Pacing {
+export function pacingIn(traces: readonly CallTrace[], start: number, end: number): Pacing {
   const { errors, packets, lost } = windowErrors(traces, start, end);
   let laterThan2Ms = 0;
   let laterThan10Ms = 0;

@@ -8,6 +8,7 @@
 export interface CapturedDatagram {
   /** Kernel timestamp, in ms since the epoch (CLOCK_REALTIME). */
   readonly atMs: number;
+  readonly sourcePort: number;
   readonly destinationPort: number;
   /** The UDP payload as captured (cut at the snapshot length). */
   readonly payload: Buffer;
@@ -42,6 +43,11 @@ export function* capturedDatagrams(file: Buffer): Generator<CapturedDatagram> {
     if (ip.length < 20 || ip[0]! >> 4 !== 4 || ip[9] !== 17) continue;
     const udp = ip.subarray((ip[0]! & 0x0f) * 4);
     if (udp.length < 8) continue;
-    yield { atMs: seconds * 1000 + (nanoseconds ? fraction / 1e6 : fraction / 1e3), destinationPort: udp.readUInt16BE(2), payload: udp.subarray(8) };
+    yield {
+      atMs: seconds * 1000 + (nanoseconds ? fraction / 1e6 : fraction / 1e3),
+      sourcePort: udp.readUInt16BE(0),
+      destinationPort: udp.readUInt16BE(2),
+      payload: udp.subarray(8),
+    };
   }
 }

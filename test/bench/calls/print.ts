@@ -1,13 +1,14 @@
 /** The call figures as docs/performance.md shows it. */
 import os from 'node:os';
 import type { Pacing } from './load.js';
+import { printMediaStreamRows } from './media-stream.js';
 import type { CallsFigures } from './run.js';
 
 const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
 
 /** Prints the figures as docs/performance.md shows it. */
 export function printCallsFigures(figures: CallsFigures): void {
-  const { load, bargeIn, turn, keys, webhook } = figures;
+  const { load, bargeIn, turn, keys, webhook, mediaStream } = figures;
   console.log(`\nPhone calls over loopback (one serve process; ${os.availableParallelism()} cores shared with SIPp and the measuring process):`);
   console.log('| measure | figure | target |');
   console.log('|---|---|---|');
@@ -76,4 +77,5 @@ export function printCallsFigures(figures: CallsFigures): void {
       `| the same turns: the bot's answer sent → the first reply packet received (eSpeak NG) | p50 ${ms(webhook.answerToPacket.p50)}, p95 ${ms(webhook.answerToPacket.p95)} | p50 ≤ 5 ms |`,
     );
   }
+  if (mediaStream) printMediaStreamRows(mediaStream);
 }

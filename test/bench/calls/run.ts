@@ -5,6 +5,7 @@ import { callerSpeech } from './caller-speech.js';
 import { liveDialplan, MENU_DIALPLAN, SYNTHETIC_DIALPLAN } from './dialplans.js';
 import { startGateway, stopGateway } from './gateway-process.js';
 import { loadRun, type LoadFigures } from './load.js';
+import { benchMediaStream, mediaStreamDialplan, startEchoBot, type MediaStreamFigures } from './media-stream.js';
 import { benchMenuKeys, type MenuKeyFigures } from './menu-keys.js';
 import { benchWebhookTurns, startBenchBot, webhookDialplan, type WebhookTurnFigures } from './webhook-turns.js';
 import { callsBenchSettings, type CallsBenchSettings } from './settings.js';
@@ -18,6 +19,7 @@ export interface CallsFigures {
   readonly turn: TurnFigures | null;
   readonly keys: MenuKeyFigures | null;
   readonly webhook: WebhookTurnFigures | null;
+  readonly mediaStream: MediaStreamFigures | null;
 }
 
 /** Starts the gateways, measures, stops them. */
@@ -28,6 +30,7 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
   let turn: TurnFigures | null = null;
   let keys: MenuKeyFigures | null = null;
   let webhook: WebhookTurnFigures | null = null;
+  let mediaStream: MediaStreamFigures | null = null;
   if (settings.calls > 0 || settings.bargeIns > 0) {
     const gateway = await startGateway(SYNTHETIC_DIALPLAN, {
       SPRACHROHR_TTS_ENGINE: 'none',
@@ -82,5 +85,24 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
       await new Promise((resolve) => bot.server.close(resolve));
     }
   }
-  return { settings, load, bargeIn, turn, keys, webhook };
+  if (settings.mediaStreamCalls > 0) {
+    await requireSipp();
+    const bot = await startEchoBot();
+    try {
+      const gateway = await startGateway(mediaStreamDialplan(bot.url), {
+        SPRACHROHR_TTS_ENGINE: 'none',
+        SPRACHROHR_STT_ENGINE: 'none',
+        SPRACHROHR_SIP_MAX_CALLS: String(Math.max(200, settings.mediaStreamCalls + 10)),
+        SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE: String(Math.max(200, settings.mediaStreamCalls + 10)),
+      });
+      try {
+        mediaStream = await benchMediaStream(gateway, bot, speech, settings.mediaStreamCalls, settings.mediaStreamRate, settings.seconds);
+      } finally {
+        await stopGateway(gateway);
+      }
+    } finally {
+      await bot.close();
+    }
+  }
+  return { settings, load, bargeIn, turn, keys, webhook, mediaStream };
 }

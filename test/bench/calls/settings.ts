@@ -17,6 +17,9 @@ export interface CallsBenchSettings {
   readonly keysBackground: number;
   /** Turns with a webhook bot. */
   readonly webhookTurns: number;
+  /** Calls bridged at once to an echoing Media Streams bot (0 unless CALLS_BENCH_MEDIA_STREAM=1), and how many arrive a second. */
+  readonly mediaStreamCalls: number;
+  readonly mediaStreamRate: number;
 }
 
 function setting(name: string, fallback: number): number {
@@ -31,7 +34,10 @@ function setting(name: string, fallback: number): number {
  * CALLS_BENCH_CALLS (200 concurrent calls), CALLS_BENCH_SECONDS (30 s with all calls up),
  * CALLS_BENCH_RATE (50 new calls a second), CALLS_BENCH_BARGE_INS (20 rounds), CALLS_BENCH_TURNS
  * (10 turns), CALLS_BENCH_KEYS (30 key presses in a menu, with CALLS_BENCH_KEYS_BACKGROUND, 50,
- * calls talking meanwhile), CALLS_BENCH_WEBHOOK_TURNS (30 turns with a webhook bot); 0 leaves a part out. CALLS_BENCH_END_SILENCE_MS: the turn's listen step's
+ * calls talking meanwhile), CALLS_BENCH_WEBHOOK_TURNS (30 turns with a webhook bot); 0 leaves a part out.
+ * CALLS_BENCH_MEDIA_STREAM=1 adds the media stream part (off unless set): CALLS_BENCH_MEDIA_STREAM_CALLS
+ * (100) calls arriving CALLS_BENCH_MEDIA_STREAM_RATE (20) a second, each bridged to an echo bot,
+ * CALLS_BENCH_SECONDS with all up. CALLS_BENCH_END_SILENCE_MS: the turn's listen step's
  * end_silence_ms, the silence after which the caller's turn counts as over (unset: the step
  * leaves it out, and the listen default of 240 ms applies).
  */
@@ -47,5 +53,7 @@ export function callsBenchSettings(): CallsBenchSettings {
     keys: Math.round(setting('CALLS_BENCH_KEYS', 30)),
     keysBackground: Math.round(setting('CALLS_BENCH_KEYS_BACKGROUND', 50)),
     webhookTurns: Math.round(setting('CALLS_BENCH_WEBHOOK_TURNS', 30)),
+    mediaStreamCalls: setting('CALLS_BENCH_MEDIA_STREAM', 0) > 0 ? Math.round(setting('CALLS_BENCH_MEDIA_STREAM_CALLS', 100)) : 0,
+    mediaStreamRate: Math.max(1, setting('CALLS_BENCH_MEDIA_STREAM_RATE', 20)),
   };
 }

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { capturedDatagrams } from './pcap-reader.js';
+import { capturedDatagrams, type CapturedDatagram } from './pcap-reader.js';
 import { CallTrace } from './rtp-receiver.js';
 
 /** A capture in progress. */
@@ -17,14 +17,27 @@ export interface WireCapture {
   stop(): Promise<{ traces: CallTrace[]; dropped: number }>;
 }
 
+/** What a capture may do besides tracing the packets to the ports. */
+export interface WireCaptureOptions {
+  /** Also capture the datagrams sent from the ports (the callers' own RTP); they go to `onDatagram` only, not into the traces. */
+  readonly fromPorts?: boolean;
+  /** Called on {@link WireCapture.stop} with every captured datagram, and its time on this process's `performance.now()` clock. */
+  readonly onDatagram?: (datagram: CapturedDatagram, at: number) => void;
+}
+
 /** Starts capturing UDP to `ports` on `lo`; resolves once tcpdump listens, or with the reason it cannot. */
-export async function startWireCapture(ports: readonly number[], capacity: number): Promise<WireCapture | { unavailable: string }> {
+export async function startWireCapture(
+  ports: readonly number[],
+  capacity: number,
+  options: WireCaptureOptions = {},
+): Promise<WireCapture | { unavailable: string }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-calls-wire-'));
   const file = path.join(dir, 'rtp.pcap');
   const low = Math.min(...ports);
   const high = Math.max(...ports);
   // 64 bytes reach the RTP header; root keeps the right to write the file (no privilege drop).
-  const args = ['-i', 'lo', '-n', '-s', '64', '-B', '32768', '-Z', 'root', '--time-stamp-precision=nano', '-w', file, `udp and dst portrange ${low}-${high}`];
+  const filter = options.fromPorts ? `udp and (dst portrange ${low}-${high} or src portrange ${low}-${high})` : `udp and dst portrange ${low}-${high}`;
+  const args = ['-i', 'lo', '-n', '-s', '64', '-B', '32768', '-Z', 'root', '--time-stamp-precision=nano', '-w', file, filter];
   let child: ChildProcess;
   try {
     child = spawn('tcpdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -60,8 +73,11 @@ export async function startWireCapture(ports: readonly number[], capacity: numbe
       await exited;
       try {
         const byPort = new Map(ports.map((port) => [port, new CallTrace(capacity)]));
-        for (const datagram of capturedDatagrams(await fs.readFile(file)))
-          byPort.get(datagram.destinationPort)?.add(datagram.payload, datagram.atMs - performance.timeOrigin);
+        for (const datagram of capturedDatagrams(await fs.readFile(file))) {
+          const at = datagram.atMs - performance.timeOrigin;
+          options.onDatagram?.(datagram, at);
+          if (!options.fromPorts || !byPort.has(datagram.sourcePort)) byPort.get(datagram.destinationPort)?.add(datagram.payload, at);
+        }
         const dropped = Number(/(\d+) packets? dropped by kernel/.exec(stderr)?.[1] ?? 0);
         return { traces: ports.map((port) => byPort.get(port)!), dropped };
       } finally {
