@@ -30,6 +30,11 @@
  *   The listen step's end of turn (240 ms of silence by default) comes before the final; the figure is given in
  *   total and beyond that hangover. The gateway's own figure (its detector's last voiced frame →
  *   the reply's first packet sent, logged as `turnLatencyMs`) is given beside it.
+ * - Menu keys and webhook turns (menu-keys.ts, webhook-turns.ts: CALLS_BENCH_KEYS,
+ *   CALLS_BENCH_WEBHOOK_TURNS) and, when CALLS_BENCH_MEDIA_STREAM=1, calls handed by `stream` to
+ *   a Twilio Media Streams bot that echoes every frame (media-stream.ts: CALLS_BENCH_MEDIA_STREAM_CALLS,
+ *   100; CALLS_BENCH_MEDIA_STREAM_RATE, 20 a second): pacing on the wire, echo and mark round
+ *   trips, CPU and memory per call.
  *
  * Sizes (environment): CALLS_BENCH_CALLS (200 concurrent calls), CALLS_BENCH_SECONDS (30 s with
  * all calls up), CALLS_BENCH_RATE (50 new calls a second), CALLS_BENCH_BARGE_INS (20 rounds),
