@@ -110,6 +110,19 @@ describe('a webhook bot', () => {
     expect(second.received[0]!.signed).toBe(true);
   });
 
+  it('hands the call to a stream bot with a stream action, and hears when that stream ends', async () => {
+    const { url, received } = await bot((entry, response) =>
+      json(
+        response,
+        entry.body.event === 'start' ? [{ stream: { url: 'wss://bot.example/media', mode: 'text' } }] : [{ hangup: { reason: 'after the stream' } }],
+      ),
+    );
+    const { out } = await simulate(webhookStep(url), []);
+    // A terminal has no call audio to stream: the simulation shows the stream and goes on as if the bot had closed it.
+    expect(out).toEqual(['-> stream wss://bot.example/media (text; not simulated: it needs a phone call)', '-> hangup (after the stream)']);
+    expect(received[1]!.body.turn).toEqual({ type: 'stream', result: 'closed', error: null });
+  });
+
   it('says the filler while a slow bot thinks, and goes on with its answer', async () => {
     const { url } = await bot((entry, response) => json(response, entry.body.event === 'start' ? [{ say: { text: 'Thanks for waiting.' } }] : [], 400));
     const { out } = await simulate(webhookStep(url, '          filler: { after_ms: 100, text: One moment please. }\n'), []);
