@@ -35,18 +35,20 @@ export function parseVocabulary(value: string | undefined): string[] {
   if (value === undefined || value.trim() === '') return [];
   const trimmed = value.trim();
   let terms: string[];
-  if (trimmed.startsWith('[')) {
+  // A value that starts like JSON is JSON or nothing: `{not json` or `["a",` taken as a comma
+  // list would hand the recogniser brackets and quotes as words.
+  if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(trimmed);
     } catch {
       throw new ApiError(
         'stt.invalid_request',
-        'vocabulary starts with [ but is not a valid JSON array; send a JSON array of strings or a comma-separated list',
+        `vocabulary starts with ${trimmed[0]} but is not valid JSON; send a JSON array of strings or a comma-separated list`,
       );
     }
     if (!Array.isArray(parsed) || !parsed.every((term) => typeof term === 'string')) {
-      throw new ApiError('stt.invalid_request', 'vocabulary must be a JSON array of strings');
+      throw new ApiError('stt.invalid_request', 'vocabulary in JSON must be an array of strings');
     }
     terms = parsed.map((term: string) => term.trim());
   } else {
