@@ -130,8 +130,8 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
       stt: sandboxStt,
       sttStream: new EndpointedSttEngine(
         'synthetic',
-        { languages: options.languages, sampleRatesHz: [...VAD_SAMPLE_RATES_HZ], partials: false, vocabulary: 'none' },
-        (streamOptions) => new BatchUtteranceDecoder(sandboxStt, streamOptions),
+        { languages: options.languages, sampleRatesHz: [...VAD_SAMPLE_RATES_HZ], partials: true, vocabulary: 'none' },
+        (streamOptions) => new BatchUtteranceDecoder(sandboxStt, streamOptions, (language, seconds) => sandboxStt.partial(language, seconds)),
       ),
     },
     live: { tts: swift, studio, stt: recognisers },

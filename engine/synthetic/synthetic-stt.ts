@@ -40,7 +40,25 @@ export class SyntheticSttEngine implements BatchSttEngine {
     }));
     return { text, words, lang, durationSeconds };
   }
+
+  /**
+   * The sandbox's partial result after `heardSeconds` of an utterance, as a live recogniser's
+   * would come (spec 5.8: sandbox output has the shape of real output): the transcript's words
+   * so far, one more every 250 ms of speech and never all of them (the final has them all).
+   * Its first words say that it is synthetic.
+   */
+  partial(language: string, heardSeconds: number): { text: string; words: RecognisedWord[] } | null {
+    const tokens = (SANDBOX_TEXT[language.slice(0, 2).toLowerCase()] ?? SANDBOX_TEXT['en']!).split(' ');
+    const count = Math.min(tokens.length - 1, Math.floor(heardSeconds / PARTIAL_WORD_SECONDS));
+    if (count < 1) return null;
+    const slot = heardSeconds / count;
+    const words = tokens.slice(0, count).map((w, i) => ({ w, start: round(i * slot), end: round((i + 1) * slot), conf: SANDBOX_CONFIDENCE }));
+    return { text: words.map((word) => word.w).join(' '), words };
+  }
 }
+
+/** Speech per word of a sandbox partial: the live recognisers' partial cadence. */
+const PARTIAL_WORD_SECONDS = 0.25;
 
 function round(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;

@@ -130,6 +130,15 @@ describe('/v1/stt/stream recognition', () => {
     socket.send({ type: 'audio.end' });
     const final = await socket.next('transcript.final');
     expect(final['lang']).toBe('de-CH');
+    // Partials as a live session sends them (every 250 ms of speech), each the final's words so far.
+    const partials = socket.frames.filter((frame) => frame['type'] === 'transcript.partial');
+    expect(partials.length).toBeGreaterThanOrEqual(2);
+    for (const partial of partials) {
+      expect(String(final['text']).startsWith(String(partial['text']))).toBe(true);
+      expect(partial['text']).toMatch(/^Synthetisches/);
+      expect(Value.Check(REALTIME_FRAMES.stt.server['transcript.partial']!, partial)).toBe(true);
+    }
+    expect(socket.frames.indexOf(partials.at(-1)!)).toBeLessThan(socket.frames.indexOf(final));
     await socket.next('session.complete');
   });
 
