@@ -33,6 +33,26 @@ export function realtimeLimits(config: Config): AdmissionLimits {
   };
 }
 
+/** Where a key stands against its request rate after a request: what it may send at once now, and when its bucket is full again. */
+export interface RateLimitState {
+  /** Requests the key may send at once now (the burst left). */
+  readonly remaining: number;
+  /** Seconds until the bucket is full again (a whole burst may be sent). */
+  readonly resetSeconds: number;
+}
+
+/**
+ * The IETF `RateLimit` and `RateLimit-Policy` headers (draft-ietf-httpapi-ratelimit-headers):
+ * the policy is 600 requests a minute; `r` is what may be sent at once now (a burst of at most
+ * 25), `t` the seconds until the bucket is full again.
+ */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"default";q=${LIMITS.requestsPerMinute};w=60`,
+    RateLimit: `"default";r=${state.remaining};t=${state.resetSeconds}`,
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
@@ -40,6 +60,11 @@ interface Bucket {
 
 /** Tokens refilled per millisecond: 600 per minute. */
 const REFILL_PER_MS = LIMITS.requestsPerMinute / 60_000;
+
+/** The headers' view of a bucket holding `tokens`. */
+function stateOf(tokens: number): RateLimitState {
+  return { remaining: Math.floor(tokens), resetSeconds: Math.ceil((LIMITS.burstPerSecond - tokens) / REFILL_PER_MS / 1000) };
+}
 
 /**
  * Admits or refuses ordinary requests per key: a token bucket (burst of 25, refilled at 600 per
@@ -79,10 +104,11 @@ export class Admission {
   /**
    * Counts one request against the key's rate (a burst of 25, refilled at 600 per minute), as
    * it arrives.
-   * @throws ApiError `*.rate_limited` (429 with Retry-After).
+   * @returns where the key stands now, for the `RateLimit` headers
+   * @throws ApiError `*.rate_limited` (429 with Retry-After and the `RateLimit` headers).
    */
-  countRequest(principal: Principal, family: ErrorFamily): void {
-    this.takeToken(principal.keyId, family);
+  countRequest(principal: Principal, family: ErrorFamily): RateLimitState {
+    return this.takeToken(principal.keyId, family);
   }
 
   /**
@@ -116,7 +142,7 @@ export class Admission {
     };
   }
 
-  private takeToken(keyId: string, family: ErrorFamily): void {
+  private takeToken(keyId: string, family: ErrorFamily): RateLimitState {
     const now = this.nowMs();
     const bucket = this.buckets.get(keyId) ?? { tokens: LIMITS.burstPerSecond, updatedMs: now };
     bucket.tokens = Math.min(LIMITS.burstPerSecond, bucket.tokens + (now - bucket.updatedMs) * REFILL_PER_MS);
@@ -127,10 +153,12 @@ export class Admission {
       const waitSeconds = (1 - bucket.tokens) / REFILL_PER_MS / 1000;
       throw ApiError.of(family, 'rate_limited', `more than ${LIMITS.requestsPerMinute} requests per minute or ${LIMITS.burstPerSecond} in a burst`, {
         retryAfterSeconds: waitSeconds,
+        headers: rateLimitHeaders(stateOf(bucket.tokens)),
       });
     }
     bucket.tokens -= 1;
     if (this.buckets.size > 100_000) this.forgetFullBuckets(now);
+    return stateOf(bucket.tokens);
   }
 
   /** Drops buckets that have refilled completely: they hold no information. */

@@ -6,7 +6,7 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
-import { httpLimits } from '../api/admission.js';
+import { httpLimits, rateLimitHeaders } from '../api/admission.js';
 import { familyOf, takeRequestSlot } from '../api/request-context.js';
 import { checkSandboxMode } from '../api/sandbox-mode.js';
 import type { AppServices } from '../api/services.js';
@@ -34,7 +34,8 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
     const header = request.headers['x-api-key'];
     request.principal = await authenticate(services.keys, Array.isArray(header) ? header[0] : header, family);
     checkSandboxMode(request, request.principal, family);
-    services.admission.countRequest(request.principal, family);
+    // Every answer tells the client where it stands (IETF RateLimit headers); a 429 carries its own.
+    void reply.headers(rateLimitHeaders(services.admission.countRequest(request.principal, family)));
     if (BodyArrivals.hasBody(request)) bodies.watch(request, reply, request.principal, family);
   });
   app.addHook('preHandler', async (request, reply) => {

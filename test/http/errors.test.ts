@@ -67,15 +67,21 @@ describe('limits of simultaneous requests and request rate', () => {
   it('refuses a burst over 25 requests with 429 tts.rate_limited and Retry-After', async () => {
     t = await createTestApp({}, { realRateLimit: true });
     const statuses: number[] = [];
+    const remaining: string[] = [];
     let refused: Awaited<ReturnType<TestApp['app']['inject']>> | undefined;
     for (let i = 0; i < 30; i++) {
       const response = await t.app.inject({ url: '/v1/tts/voices', headers: { 'x-api-key': t.sandboxKey } });
       statuses.push(response.statusCode);
+      remaining.push(String(response.headers['ratelimit']));
+      expect(response.headers['ratelimit-policy']).toBe('"default";q=600;w=60');
       if (response.statusCode === 429) refused ??= response;
     }
     expect(statuses.filter((s) => s === 200).length).toBe(25);
     expect(refused!.json().error.code).toBe('tts.rate_limited');
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // IETF RateLimit: what may be sent at once now counts down the burst; t is when it is whole again.
+    expect(remaining[0]).toMatch(/^"default";r=24;t=1$/);
+    expect(refused!.headers['ratelimit']).toMatch(/^"default";r=0;t=[23]$/);
     // Another key has its own budget.
     expect((await t.app.inject({ url: '/v1/tts/voices', headers: { 'x-api-key': t.liveKey } })).statusCode).toBe(200);
     const capabilities = (await t.app.inject({ url: '/v1/capabilities', headers: { 'x-api-key': t.liveKey } })).json();
