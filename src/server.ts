@@ -5,6 +5,7 @@ import { createEngineRegistry, InstalledModelError, VoiceModelError, type Engine
 import { loadMp3Encoder } from './audio/mp3-encoder.js';
 import { loadResampler } from './audio/resampler.js';
 import { loadKeySecret } from './auth/key-secret.js';
+import { AccountService } from './auth/account-service.js';
 import { KeyService } from './auth/key-service.js';
 import { LANGUAGES } from './catalog/languages.js';
 import { VOICES } from './catalog/voices.js';
@@ -24,10 +25,10 @@ import type { Store } from './store/store.js';
 export const STORE_FILE = 'sprachrohr.sqlite';
 
 /** Opens the embedded store and the key service of a data folder (shared by server and CLI). */
-export function openKeyStore(config: Config): { store: Store; keys: KeyService } {
+export function openKeyStore(config: Config): { store: Store; keys: KeyService; accounts: AccountService } {
   const store = SqliteStore.open(path.join(config.dataDir, STORE_FILE));
   const keys = new KeyService(store.keys, loadKeySecret(config.keySecret, config.dataDir));
-  return { store, keys };
+  return { store, keys, accounts: new AccountService(store.accounts) };
 }
 
 /**

@@ -5,6 +5,8 @@ import type { KeyLookup, KeyService } from './key-service.js';
 /** Who is acting: the key's id and environment, and what to tell about the key's status. */
 export interface Principal {
   readonly keyId: string;
+  /** The account the key acts for. */
+  readonly accountId: string;
   readonly environment: Environment;
   /** Value of `X-Speech-Key-Status` while a rotated key is in its overlap (spec 5.6). */
   readonly keyStatus: string | null;
@@ -23,9 +25,10 @@ export async function authenticate(keys: KeyService, presented: string | undefin
     throw ApiError.of(family, 'unauthenticated', 'Send your API key in the X-API-Key header.');
   }
   const lookup = await keys.lookup(presented.trim());
-  if (lookup.status === 'active') return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
-  if (lookup.status === 'superseded') {
-    return { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: `superseded; stops working ${lookup.stopsWorkingAt}` };
+  if (lookup.status === 'active' || lookup.status === 'superseded') {
+    const { record } = lookup;
+    const keyStatus = lookup.status === 'superseded' ? `superseded; stops working ${lookup.stopsWorkingAt}` : null;
+    return { keyId: record.id, accountId: record.accountId, environment: record.environment, keyStatus };
   }
   throw refusalOf(lookup, family)!;
 }

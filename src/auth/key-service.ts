@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Environment, KeyRepository } from '../store/store.js';
+import { DEFAULT_ACCOUNT_ID, type ApiKeyRecord, type Environment, type KeyRepository } from '../store/store.js';
 import { displayPrefix, environmentOfKey, fingerprintKey, generateApiKey, generateKeyId } from './api-key.js';
 
 /** How long a superseded key keeps working after a rotation (spec 5.6). */
@@ -31,13 +31,14 @@ export class KeyService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Creates a key with a name in an environment. */
-  async create(name: string, environment: Environment): Promise<CreatedKey> {
+  /** Creates a key with a name in an environment, for an account (the default one unless given; the caller checks it exists). */
+  async create(name: string, environment: Environment, accountId: string = DEFAULT_ACCOUNT_ID): Promise<CreatedKey> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 100) throw new KeyManagementError('a key name must be 1 to 100 characters');
     const key = generateApiKey(environment);
     const record: ApiKeyRecord = {
       id: generateKeyId(),
+      accountId,
       name: trimmed,
       environment,
       fingerprint: fingerprintKey(this.secret, key),
@@ -65,14 +66,14 @@ export class KeyService {
   }
 
   /**
-   * Rotates a key: a new key with the same name and environment, while the old one keeps
+   * Rotates a key: a new key with the same name, environment and account, while the old one keeps
    * working for {@link ROTATION_OVERLAP_MS}.
    */
   async rotate(id: string): Promise<{ old: ApiKeyRecord; created: CreatedKey }> {
     const old = await this.require(id);
     if (old.revokedAt) throw new KeyManagementError(`key ${id} is revoked and cannot be rotated`);
     if (old.replacedBy) throw new KeyManagementError(`key ${id} was already rotated; rotate ${old.replacedBy} instead`);
-    const created = await this.create(old.name, old.environment);
+    const created = await this.create(old.name, old.environment, old.accountId);
     const expiresAt = new Date(this.now().getTime() + ROTATION_OVERLAP_MS).toISOString();
     await this.keys.update(id, { expiresAt, replacedBy: created.record.id });
     return { old: await this.require(id), created };

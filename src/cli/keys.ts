@@ -9,15 +9,16 @@ import { UsageError } from './usage-error.js';
 export const KEYS_HELP = `sprachrohr keys — manage API keys in the embedded store
 
 Usage:
-  sprachrohr keys create --name NAME [--env live|sandbox] [--json]
+  sprachrohr keys create --name NAME [--env live|sandbox] [--account NAME] [--json]
   sprachrohr keys list [--json]
   sprachrohr keys revoke KEY_ID
   sprachrohr keys rotate KEY_ID [--json]
   sprachrohr keys rotate --end-overlap KEY_ID
 
-create       Makes a key (sv_… for live, sv_test_… for sandbox; default sandbox).
+create       Makes a key (sv_… for live, sv_test_… for sandbox; default sandbox)
+             for an account (default: the account "default").
              The key is printed once; only a keyed fingerprint is stored.
-list         Shows every key: id, environment, name, prefix, state.
+list         Shows every key: id, environment, prefix, state, account, name.
 revoke       Stops a key at once (requests get 403 *.forbidden).
 rotate       Makes a successor key; the old key keeps working for seven days and
              every response made with it carries X-Speech-Key-Status.
@@ -33,9 +34,10 @@ function stateOf(record: ApiKeyRecord, now: string): string {
   return 'active';
 }
 
-function describe(record: ApiKeyRecord): object {
+function describe(record: ApiKeyRecord, account: string): object {
   return {
     id: record.id,
+    account,
     name: record.name,
     environment: record.environment,
     prefix: record.displayPrefix,
@@ -52,6 +54,7 @@ export async function keysCommand(argv: string[]): Promise<string> {
     allowPositionals: true,
     options: {
       name: { type: 'string' },
+      account: { type: 'string' },
       env: { type: 'string', default: 'sandbox' },
       json: { type: 'boolean', default: false },
       'end-overlap': { type: 'boolean', default: false },
@@ -61,21 +64,28 @@ export async function keysCommand(argv: string[]): Promise<string> {
   if (!action) throw new UsageError('name a subcommand: create, list, revoke or rotate');
   if (values.env !== 'live' && values.env !== 'sandbox') throw new UsageError(`--env must be live or sandbox, not ${values.env}`);
   const environment = values.env;
-  const { store, keys } = openKeyStore(loadConfig());
+  const { store, keys, accounts } = openKeyStore(loadConfig());
+  const accountNames = new Map((await accounts.list()).map((account) => [account.id, account.name]));
+  const describeKey = (record: ApiKeyRecord) => describe(record, accountNames.get(record.accountId) ?? record.accountId);
   try {
     switch (action) {
       case 'create': {
         if (!values.name) throw new UsageError('keys create needs --name');
-        const { record, key } = await keys.create(values.name, environment);
-        if (values.json) return JSON.stringify({ ...describe(record), key }, null, 2);
-        return `Created ${record.environment} key ${record.id} (${record.name}).\nKey (shown once, store it now):\n${key}`;
+        const account = values.account === undefined ? undefined : await accounts.byName(values.account);
+        const { record, key } = await keys.create(values.name, environment, account?.id);
+        if (values.json) return JSON.stringify({ ...describeKey(record), key }, null, 2);
+        return `Created ${record.environment} key ${record.id} (${record.name}) for account ${accountNames.get(record.accountId)}.\nKey (shown once, store it now):\n${key}`;
       }
       case 'list': {
         const all = await keys.list();
-        if (values.json) return JSON.stringify(all.map(describe), null, 2);
+        if (values.json) return JSON.stringify(all.map(describeKey), null, 2);
         if (all.length === 0) return 'No keys yet. Create one with: sprachrohr keys create --name NAME --env sandbox';
         const now = new Date().toISOString();
-        return all.map((r) => [r.id, r.environment.padEnd(7), r.displayPrefix.padEnd(16), stateOf(r, now), r.name].join('  ')).join('\n');
+        return all
+          .map((r) =>
+            [r.id, r.environment.padEnd(7), r.displayPrefix.padEnd(16), stateOf(r, now), accountNames.get(r.accountId) ?? r.accountId, r.name].join('  '),
+          )
+          .join('\n');
       }
       case 'revoke': {
         if (!id) throw new UsageError('keys revoke needs a KEY_ID');
@@ -89,7 +99,7 @@ export async function keysCommand(argv: string[]): Promise<string> {
           return `Ended the overlap: ${record.id} stopped working at ${record.expiresAt}.`;
         }
         const { old, created } = await keys.rotate(id);
-        if (values.json) return JSON.stringify({ old: describe(old), new: { ...describe(created.record), key: created.key } }, null, 2);
+        if (values.json) return JSON.stringify({ old: describeKey(old), new: { ...describeKey(created.record), key: created.key } }, null, 2);
         return `Rotated ${old.id}: it keeps working until ${old.expiresAt}.\nNew key ${created.record.id} (shown once, store it now):\n${created.key}`;
       }
       default:

@@ -5,6 +5,7 @@ import { ApiClientError } from './api-client.js';
 import { DIALECT_HELP, dialectCommand } from './dialect.js';
 import { DIALPLAN_HELP, dialplanCommand } from './dialplan.js';
 import { CommandFailure } from './command-failure.js';
+import { ACCOUNTS_HELP, accountsCommand } from './accounts.js';
 import { KEYS_HELP, keysCommand } from './keys.js';
 import { MODELS_HELP, modelsCommand } from './models.js';
 import { SERVE_HELP, serve } from './serve.js';
@@ -19,6 +20,7 @@ Usage: sprachrohr <command> [options]
 Commands:
   serve     run the speech API (embedded store, no external server)
   keys      create, list, revoke and rotate API keys
+  accounts  create, list and show the accounts keys act for
   tts       synthesise text into an audio file through the API
   stt       transcribe a recording through the API
   dialect   show how a text is rendered into a Swiss German dialect
@@ -31,6 +33,7 @@ Run "sprachrohr <command> --help" for the options of a command.
 const HELP: Record<string, string> = {
   serve: SERVE_HELP,
   keys: KEYS_HELP,
+  accounts: ACCOUNTS_HELP,
   tts: TTS_HELP,
   stt: STT_HELP,
   dialect: DIALECT_HELP,
@@ -60,6 +63,7 @@ async function run(argv: string[]): Promise<number> {
     }
     const commands: Record<string, (argv: string[]) => Promise<string>> = {
       keys: keysCommand,
+      accounts: accountsCommand,
       tts: ttsCommand,
       stt: sttCommand,
       dialect: dialectCommand,

@@ -1,8 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteAccountRepository } from './sqlite-account-repository.js';
 import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
-import type { ApiKeyChanges, ApiKeyRecord, KeyRepository, RecordingRepository, Store, UsageEvent, UsageKind, UsageRepository, UsageTotals } from './store.js';
+import type {
+  AccountRepository,
+  ApiKeyChanges,
+  ApiKeyRecord,
+  KeyRepository,
+  RecordingRepository,
+  Store,
+  UsageEvent,
+  UsageKind,
+  UsageRepository,
+  UsageTotals,
+} from './store.js';
 
 /** Schema migrations, applied in order; the index + 1 is the `user_version` after each. */
 const MIGRATIONS: readonly string[] = [
@@ -45,10 +57,23 @@ const MIGRATIONS: readonly string[] = [
      transcript_confidence REAL
    );
    CREATE INDEX recordings_by_age ON recordings (created_at, id);`,
+  // Accounts: every key belongs to one; the keys there were go to the default account.
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL,
+     webhook_secret TEXT NOT NULL,
+     emails TEXT NOT NULL DEFAULT '[]'
+   );
+   INSERT INTO accounts (id, name, created_at, webhook_secret)
+     VALUES ('acct_default', 'default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), lower(hex(randomblob(32))));
+   ALTER TABLE api_keys ADD COLUMN account_id TEXT NOT NULL DEFAULT 'acct_default';
+   CREATE INDEX api_keys_by_account ON api_keys (account_id);`,
 ];
 
 interface KeyRow {
   id: string;
+  account_id: string;
   name: string;
   environment: 'live' | 'sandbox';
   fingerprint: string;
@@ -62,6 +87,7 @@ interface KeyRow {
 function toRecord(row: KeyRow): ApiKeyRecord {
   return {
     id: row.id,
+    accountId: row.account_id,
     name: row.name,
     environment: row.environment,
     fingerprint: row.fingerprint,
@@ -110,6 +136,7 @@ function restrictToOwner(file: string): void {
  * never shrinks the file afterwards by itself.
  */
 export class SqliteStore implements Store {
+  readonly accounts: AccountRepository;
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
   readonly recordings: RecordingRepository;
@@ -121,6 +148,7 @@ export class SqliteStore implements Store {
     private readonly file: string | null,
   ) {
     this.db = db;
+    this.accounts = new SqliteAccountRepository(db);
     this.keys = new SqliteKeyRepository(db);
     this.usage = new SqliteUsageRepository(db);
     this.recordings = new SqliteRecordingRepository(db);
@@ -191,8 +219,8 @@ class SqliteKeyRepository implements KeyRepository {
 
   constructor(private readonly db: Database.Database) {
     this.insertStatement = db.prepare(
-      `INSERT INTO api_keys (id, name, environment, fingerprint, display_prefix, created_at, revoked_at, expires_at, replaced_by)
-       VALUES (@id, @name, @environment, @fingerprint, @displayPrefix, @createdAt, @revokedAt, @expiresAt, @replacedBy)`,
+      `INSERT INTO api_keys (id, account_id, name, environment, fingerprint, display_prefix, created_at, revoked_at, expires_at, replaced_by)
+       VALUES (@id, @accountId, @name, @environment, @fingerprint, @displayPrefix, @createdAt, @revokedAt, @expiresAt, @replacedBy)`,
     );
     this.byId = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
     this.byFingerprint = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE fingerprint = ?');

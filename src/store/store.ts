@@ -6,9 +6,42 @@
 /** Where a key acts: billed production traffic or the synthetic sandbox. */
 export type Environment = 'live' | 'sandbox';
 
+/**
+ * A customer of the deployment: its keys, and (as they are built) its entitlements, usage and
+ * job callbacks belong to it. Keys made before accounts existed belong to the `default` one.
+ */
+export interface AccountRecord {
+  readonly id: string;
+  /** The operator's name for it, unique: what the CLI takes. */
+  readonly name: string;
+  readonly createdAt: string;
+  /** Signs the account's job callbacks (spec 6.3); shown to its operator, rotatable. */
+  readonly webhookSecret: string;
+  /** Where the account's notices go. */
+  readonly emails: readonly string[];
+}
+
+/** Fields of an account that change after creation. */
+export type AccountChanges = Partial<Pick<AccountRecord, 'webhookSecret' | 'emails'>>;
+
+/** Accounts by id and by name. */
+export interface AccountRepository {
+  insert(record: AccountRecord): Promise<void>;
+  findById(id: string): Promise<AccountRecord | undefined>;
+  findByName(name: string): Promise<AccountRecord | undefined>;
+  /** All accounts, oldest first. */
+  list(): Promise<AccountRecord[]>;
+  update(id: string, changes: AccountChanges): Promise<void>;
+}
+
+/** The id of the account that keys made without one belong to. */
+export const DEFAULT_ACCOUNT_ID = 'acct_default';
+
 /** An API key as stored: never the key itself, only its keyed fingerprint. */
 export interface ApiKeyRecord {
   readonly id: string;
+  /** The account the key acts for. */
+  readonly accountId: string;
   readonly name: string;
   readonly environment: Environment;
   /** HMAC-SHA256 of the key under the deployment's key secret, hex. */
@@ -119,6 +152,7 @@ export interface RecordingRepository {
 
 /** The persistence of one deployment. */
 export interface Store {
+  readonly accounts: AccountRepository;
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
   readonly recordings: RecordingRepository;

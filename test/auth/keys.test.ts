@@ -39,7 +39,7 @@ describe('API keys', () => {
   it('authenticates active keys and refuses unknown, malformed and missing ones with 401', async () => {
     const { keys } = service();
     const { key, record } = await keys.create('a', 'sandbox');
-    expect(await authenticate(keys, key, 'tts')).toEqual({ keyId: record.id, environment: 'sandbox', keyStatus: null });
+    expect(await authenticate(keys, key, 'tts')).toEqual({ keyId: record.id, accountId: 'acct_default', environment: 'sandbox', keyStatus: null });
     for (const presented of [undefined, '', 'sv_test_unknown00000000000000000000', 'Bearer x', `${key}x`]) {
       const error = await refusal(authenticate(keys, presented, 'stt'));
       expect(error.code).toBe('stt.unauthenticated');

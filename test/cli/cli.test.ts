@@ -17,7 +17,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
-    for (const command of ['serve', 'keys', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
+    for (const command of ['serve', 'keys', 'accounts', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
@@ -80,6 +80,49 @@ describe('sprachrohr keys', () => {
     const badEnv = await runCli(['keys', 'create', '--name', 'x', '--env', 'staging'], env);
     expect(badEnv.stderr).toContain('--env must be live or sandbox');
   });
+});
+
+describe('sprachrohr accounts', () => {
+  it('makes accounts that keys join, shows their keys and webhook secret, and rotates it', async () => {
+    const created = await runCli(['accounts', 'create', 'zurich-utility', '--email', 'ops@example.ch', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const account = JSON.parse(created.stdout);
+    expect(account).toMatchObject({ name: 'zurich-utility', emails: ['ops@example.ch'], keys: [], id: expect.stringMatching(/^acct_/) });
+    expect(account.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
+    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'ivr', '--env', 'live', '--account', 'zurich-utility', '--json'], env)).stdout);
+    expect(key.account).toBe('zurich-utility');
+    const unassigned = JSON.parse((await runCli(['keys', 'create', '--name', 'lab', '--json'], env)).stdout);
+    expect(unassigned.account).toBe('default');
+    const shown = JSON.parse((await runCli(['accounts', 'show', 'zurich-utility', '--json'], env)).stdout);
+    expect(shown.keys).toEqual([{ id: key.id, name: 'ivr', environment: 'live' }]);
+    expect(shown.webhook_secret).toBe(account.webhook_secret);
+    // Without --json the secret stays off the screen.
+    const plain = await runCli(['accounts', 'show', 'zurich-utility'], env);
+    expect(plain.stdout).toContain(key.id);
+    expect(plain.stdout).not.toContain(account.webhook_secret);
+    const rotated = JSON.parse((await runCli(['accounts', 'rotate-secret', 'zurich-utility', '--json'], env)).stdout);
+    expect(rotated.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
+    expect((await runCli(['accounts', 'set-emails', 'zurich-utility'], env)).stdout).toContain('go to: nobody');
+    const listed = JSON.parse((await runCli(['accounts', 'list', '--json'], env)).stdout) as Array<{ name: string; webhook_secret?: string }>;
+    expect(listed.map((entry) => entry.name)).toEqual(['default', 'zurich-utility']);
+    expect(listed.every((entry) => entry.webhook_secret === undefined)).toBe(true);
+  });
+
+  const refusals: Array<[string, string[], RegExp]> = [
+    ['a name with capitals and spaces', ['accounts', 'create', 'Zurich Utility'], /an account name is 1 to 63 characters/],
+    ['a name taken', ['accounts', 'create', 'default'], /already an account "default"/],
+    ['an address that is not one', ['accounts', 'create', 'bern', '--email', 'nobody'], /"nobody" is not an e-mail address/],
+    ['an account that does not exist', ['accounts', 'show', 'nowhere'], /no account "nowhere"/],
+    ['a key for an account that does not exist', ['keys', 'create', '--name', 'x', '--account', 'nowhere'], /no account "nowhere"/],
+    ['no name', ['accounts', 'show'], /needs an account NAME/],
+  ];
+  for (const [what, argv, message] of refusals)
+    it(`refuses ${what} (exit 2)`, async () => {
+      const result = await runCli(argv, env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    });
 });
 
 describe('sprachrohr serve, tts and stt', () => {

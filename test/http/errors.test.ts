@@ -90,7 +90,7 @@ describe('limits of simultaneous requests and request rate', () => {
 
   it('refuses requests over the per-key ceiling with 429 *.capacity key_capacity', async () => {
     t = await createTestApp({ SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT: '2' });
-    const principal = { keyId: 'k', environment: 'sandbox' as const, keyStatus: null };
+    const principal = { keyId: 'k', environment: 'sandbox' as const, accountId: 'acct_default', keyStatus: null };
     const releases = [t.services.admission.admit(principal, 'stt'), t.services.admission.admit(principal, 'stt')];
     let error: any;
     try {
@@ -108,7 +108,7 @@ describe('limits of simultaneous requests and request rate', () => {
 
   it('refuses over the service ceiling with service_capacity, over HTTP', async () => {
     t = await createTestApp({ SPRACHROHR_MAX_IN_FLIGHT: '1' });
-    const other = { keyId: 'someone-else', environment: 'live' as const, keyStatus: null };
+    const other = { keyId: 'someone-else', environment: 'live' as const, accountId: 'acct_default', keyStatus: null };
     const release = t.services.admission.admit(other, 'tts');
     const response = await t.app.inject({ url: '/v1/tts/voices', headers: { 'x-api-key': t.sandboxKey } });
     expect(response.statusCode).toBe(429);

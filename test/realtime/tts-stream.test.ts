@@ -150,7 +150,7 @@ describe('/v1/tts/stream', () => {
   it('frees every session slot and encoder when sockets close mid-synthesis, and meters what was made', async () => {
     const lookup = await t.services.keys.lookup(t.liveKey);
     if (lookup.status !== 'active') throw new Error('the live key is not active');
-    const principal = { keyId: lookup.record.id, environment: lookup.record.environment, keyStatus: null };
+    const principal = { keyId: lookup.record.id, environment: lookup.record.environment, accountId: lookup.record.accountId, keyStatus: null };
     const usedBefore = (await t.services.meter.today(principal, 'tts')).used;
     const sockets = await Promise.all(Array.from({ length: 6 }, async () => opened(await connect(base, { headers: { 'X-API-Key': t.liveKey } }))));
     for (const socket of sockets) {

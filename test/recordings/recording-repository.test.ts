@@ -35,6 +35,7 @@ describe('the recordings index', () => {
     const earlier = SqliteStore.open(file);
     await earlier.keys.insert({
       id: 'key_1',
+      accountId: 'acct_default',
       name: 'kept',
       environment: 'live',
       fingerprint: 'f'.repeat(64),
@@ -47,7 +48,7 @@ describe('the recordings index', () => {
     await earlier.close();
     // Back to the schema of the first version, as a store of that version left it.
     const db = new Database(file);
-    db.exec('DROP TABLE recordings');
+    db.exec('DROP TABLE recordings; DROP INDEX api_keys_by_account; ALTER TABLE api_keys DROP COLUMN account_id; DROP TABLE accounts');
     db.pragma('user_version = 1');
     db.close();
 

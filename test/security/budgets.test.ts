@@ -28,6 +28,7 @@ async function used(app: TestApp, direction: 'tts' | 'stt'): Promise<number> {
   const principal = {
     keyId: (await app.services.keys.list()).find((key) => key.environment === 'sandbox')!.id,
     environment: 'sandbox' as const,
+    accountId: 'acct_default',
     keyStatus: null,
   };
   return (await app.services.meter.today(principal, direction)).used;
