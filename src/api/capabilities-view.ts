@@ -5,6 +5,7 @@ import { AUTO_LANGUAGE_CANDIDATES, DEFAULT_LANGUAGE, LANGUAGES } from '../catalo
 import { DEFAULT_MODEL, LIMITS, MODELS, OUTPUTS, SANDBOX_CHARACTERS_PER_SECOND } from '../catalog/limits.js';
 import { DEFAULT_VOICE, VOICES } from '../catalog/voices.js';
 import { errorCatalog } from './errors.js';
+import { PREWARM_MAX_PHRASES } from './schemas.js';
 import type { AppServices } from './services.js';
 import { REALTIME_FRAMES } from './asyncapi.js';
 
@@ -84,6 +85,14 @@ export async function capabilitiesView(services: AppServices, principal: Princip
         { id: 'realtime', transport: 'websocket', endpoint: `${wsBase}/tts/stream`, description: 'Text in as it is written, audio out sentence by sentence.' },
       ],
       parameters: synthesisParameters(),
+      // Not a mode (spec 2.7 knows batch and realtime): an HTTPS endpoint beside them (spec 4.4).
+      prewarm: {
+        endpoint: `${baseUrl}/tts/prewarm`,
+        available: principal.environment === 'live',
+        max_phrases: PREWARM_MAX_PHRASES,
+        description:
+          'Checks phrases like synthesis requests. There is no synthesis cache here, so every phrase is answered skipped: nothing is synthesised or billed. Live keys only.',
+      },
       voices: VOICES,
       languages: LANGUAGES,
       formats: FORMATS,
@@ -153,6 +162,7 @@ export async function capabilitiesView(services: AppServices, principal: Princip
       tts_daily_audio_seconds: today.limit,
       tts_max_text_characters: LIMITS.ttsMaxTextCharacters,
       tts_max_audio_seconds: LIMITS.ttsMaxAudioSeconds,
+      tts_prewarm_max_phrases: PREWARM_MAX_PHRASES,
       stt_max_upload_bytes: LIMITS.sttMaxUploadBytes,
       stt_max_audio_seconds: LIMITS.sttMaxAudioSeconds,
       requests_per_minute: LIMITS.requestsPerMinute,

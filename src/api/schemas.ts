@@ -14,23 +14,43 @@ function StringEnum<const T extends readonly string[]>(values: T, options: { def
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/**
+ * The fields of a synthesis (spec 2.1) that other requests share: the prewarm request (spec
+ * 4.4) takes the same schemas, so the two cannot drift apart.
+ */
+const SynthesisFields = {
+  model: Type.Optional(StringEnum(MODELS, { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
+  voice: Type.Optional(
+    StringEnum(
+      VOICES.map((v) => v.id),
+      { default: 'anna' },
+    ),
+  ),
+  language: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' }),
+  ),
+  dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
+  speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
+  style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
+};
+
+/** A text to speak (spec 2.1 `text`). */
+const SynthesisTextSchema = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.ttsMaxTextCharacters,
+  description: 'Plain text, or a markup document starting with <speak>.',
+});
+
 /** Body of `POST /v1/tts` (spec 2.1). */
 export const SynthesisRequestSchema = Type.Object(
   {
-    model: Type.Optional(StringEnum(MODELS, { default: 'studio', description: 'studio: highest fidelity; swift: lowest latency.' })),
-    text: Type.String({ minLength: 1, maxLength: LIMITS.ttsMaxTextCharacters, description: 'Plain text, or a markup document starting with <speak>.' }),
-    voice: Type.Optional(
-      StringEnum(
-        VOICES.map((v) => v.id),
-        { default: 'anna' },
-      ),
-    ),
-    language: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, default: 'de-CH', description: 'Language code, or the compact <language>-<dialect> form.' }),
-    ),
-    dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
-    speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
-    style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
+    model: SynthesisFields.model,
+    text: SynthesisTextSchema,
+    voice: SynthesisFields.voice,
+    language: SynthesisFields.language,
+    dialect: SynthesisFields.dialect,
+    speed: SynthesisFields.speed,
+    style: SynthesisFields.style,
     format: Type.Optional(
       StringEnum(
         FORMATS.map((f) => f.id),
@@ -51,18 +71,86 @@ export type SynthesisRequestBody = Static<typeof SynthesisRequestSchema>;
  */
 export type FieldErrorCodes = Readonly<Record<string, Readonly<Record<string, ErrorCode>>>>;
 
-/** How schema failures of a synthesis request map to error codes (spec 7). */
-export const SYNTHESIS_FIELD_ERRORS: FieldErrorCodes = {
-  '': { '*': 'tts.invalid_request', required: 'tts.text_required' },
-  '/text': { '*': 'tts.invalid_request', minLength: 'tts.text_required', maxLength: 'tts.text_too_long' },
+/** How schema failures of the shared synthesis fields map to error codes (spec 7). */
+const SYNTHESIS_FIELD_CODES: FieldErrorCodes = {
   '/voice': { '*': 'tts.unknown_voice' },
   '/language': { '*': 'tts.unknown_language' },
   '/dialect': { '*': 'tts.unknown_language' },
   '/speed': { '*': 'tts.invalid_speed' },
   '/style': { '*': 'tts.invalid_request', maxLength: 'tts.style_too_long' },
+};
+
+/** How schema failures of a text to speak map to error codes (spec 7). */
+const TEXT_CODES: FieldErrorCodes[string] = { '*': 'tts.invalid_request', minLength: 'tts.text_required', maxLength: 'tts.text_too_long' };
+
+/** How schema failures of a synthesis request map to error codes (spec 7). */
+export const SYNTHESIS_FIELD_ERRORS: FieldErrorCodes = {
+  '': { '*': 'tts.invalid_request', required: 'tts.text_required' },
+  '/text': TEXT_CODES,
+  ...SYNTHESIS_FIELD_CODES,
   '/format': { '*': 'tts.unsupported_format' },
   '/sample_rate_hz': { '*': 'tts.unsupported_format' },
 };
+
+/** Most phrases one prewarm request may name (spec 4.4, 8). */
+export const PREWARM_MAX_PHRASES = 200;
+
+/**
+ * Body of `POST /v1/tts/prewarm` (spec 4.4): the phrases, each following the rules of a
+ * synthesis `text`, and the synthesis fields they would be spoken with.
+ */
+export const PrewarmRequestSchema = Type.Object(
+  {
+    phrases: Type.Array(SynthesisTextSchema, {
+      minItems: 1,
+      maxItems: PREWARM_MAX_PHRASES,
+      description: `1 to ${PREWARM_MAX_PHRASES} texts, each as a synthesis text: plain, or a markup document starting with <speak>.`,
+    }),
+    ...SynthesisFields,
+  },
+  { additionalProperties: false, $id: 'PrewarmRequest' },
+);
+/** A prewarm request as validated by the schema. */
+export type PrewarmRequestBody = Static<typeof PrewarmRequestSchema>;
+
+/**
+ * How schema failures of a prewarm request map to error codes (spec 7): the phrases as a
+ * list are the request's, each phrase fails like a synthesis `text` (the table names every
+ * position, as failures are looked up by the exact field), the other fields as in synthesis.
+ */
+export const PREWARM_FIELD_ERRORS: FieldErrorCodes = {
+  '': { '*': 'tts.invalid_request' },
+  '/phrases': { '*': 'tts.invalid_request' },
+  ...Object.fromEntries(Array.from({ length: PREWARM_MAX_PHRASES }, (_, index) => [`/phrases/${index}`, TEXT_CODES])),
+  ...SYNTHESIS_FIELD_CODES,
+};
+
+/** What became of one phrase of a prewarm (spec 2.10). */
+const PrewarmPhraseSchema = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'Position of the phrase in the request, from 0.' }),
+  // Literals rather than an enum, so that TypeBox itself can check an answer (a client, the tests).
+  status: Type.Union([Type.Literal('warmed'), Type.Literal('already_warm'), Type.Literal('failed'), Type.Literal('skipped')], {
+    description: 'Always skipped on this deployment: it keeps no synthesis cache.',
+  }),
+  audio_seconds: Type.Number({ minimum: 0, description: 'Audio synthesised for the phrase; 0 when skipped.' }),
+});
+
+/** The answer of `POST /v1/tts/prewarm` (spec 2.10). */
+export const PrewarmResultSchema = Type.Object(
+  {
+    request_id: Type.String(),
+    warmed: Type.Integer({ minimum: 0, description: 'Always 0.' }),
+    already_warm: Type.Integer({ minimum: 0, description: 'Always 0.' }),
+    failed: Type.Integer({ minimum: 0 }),
+    skipped: Type.Integer({ minimum: 0 }),
+    billed_seconds: Type.Number({ minimum: 0 }),
+    free_seconds: Type.Number({ minimum: 0 }),
+    phrases: Type.Array(PrewarmPhraseSchema),
+  },
+  { $id: 'PrewarmResult' },
+);
+/** A prewarm answer. */
+export type PrewarmResult = Static<typeof PrewarmResultSchema>;
 
 /** The error body of every failure (spec 7). */
 export const ErrorBodySchema = Type.Object(

@@ -14,6 +14,7 @@ import { authenticate } from '../auth/authenticate.js';
 import { LIMITS } from '../catalog/limits.js';
 import { BodyArrivals } from './body-arrivals.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
+import { registerPrewarmRoutes } from './routes/prewarm.js';
 import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
@@ -45,6 +46,7 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   });
 
   registerTtsRoutes(app, services);
+  registerPrewarmRoutes(app);
   registerSttRoutes(app, services);
   registerDiscoveryRoutes(app, services);
   registerRecordingRoutes(app, services);

@@ -135,7 +135,16 @@ describe('GET /v1/openapi.json', () => {
     const document = (await t.app.inject({ url: '/v1/openapi.json', headers: { 'x-api-key': t.sandboxKey } })).json();
     expect(document.openapi).toBe('3.1.0');
     const routes = t.app.printRoutes({ commonPrefix: false });
-    const served = ['/v1/tts', '/v1/stt', '/v1/capabilities', '/v1/tts/voices', '/v1/openapi.json', '/v1/asyncapi.json', '/v1/bots/asyncapi.json'];
+    const served = [
+      '/v1/tts',
+      '/v1/tts/prewarm',
+      '/v1/stt',
+      '/v1/capabilities',
+      '/v1/tts/voices',
+      '/v1/openapi.json',
+      '/v1/asyncapi.json',
+      '/v1/bots/asyncapi.json',
+    ];
     for (const path of served) {
       expect(routes).toContain(path.split('/').pop());
       expect(document.paths, path).toHaveProperty([path]);
