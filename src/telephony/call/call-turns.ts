@@ -7,7 +7,7 @@
 import type { RecognisedWord, SttEngine, TtsEngine } from '../../../engine/types.js';
 import type { EngineRegistry } from '../../../engine/registry.js';
 import { planSynthesis } from '../../speech/synthesis-request.js';
-import { SynthesisSession } from '../../speech/synthesis-service.js';
+import { SpeechAhead, SynthesisSession } from '../../speech/synthesis-service.js';
 import { confidenceOf, RecognitionSession } from '../../speech/recognition-session.js';
 import { RecognitionCapacityError } from '../../../engine/stt/capacity.js';
 import type { MediaChannel, PromptPlayout } from '../media/media-channel.js';
@@ -77,10 +77,14 @@ export async function speakPrompt(
   media.on('speech-start', interrupt);
   media.on('dtmf', interrupt);
   media.startPrompt(request.bargeIn);
-  const session = await SynthesisSession.open(plan);
+  // The engine starts at once: opening the session may wait for a turn of the event loop, and
+  // the reply's first audio should not wait behind it.
+  const ahead = new SpeechAhead({ engine, dialect: engines.dialect }, plan, controller.signal);
+  let session: SynthesisSession | null = null;
   try {
+    session = await SynthesisSession.open(plan);
     try {
-      for await (const output of session.speak({ engine, dialect: engines.dialect }, plan, controller.signal)) {
+      for await (const output of session.speakAhead(ahead)) {
         if (output.type !== 'audio' || interrupted) continue;
         media.play(pcmOf(output.bytes));
       }
@@ -94,7 +98,9 @@ export async function speakPrompt(
     const playout = await playedOut(media, callSignal);
     return { interrupted, playedSeconds: playout?.playedSeconds ?? 0, synthesisedSeconds: session.durationSeconds, playout };
   } finally {
-    session.abandon();
+    // A synthesis that did not run to its end (the session failed to open, or was left) stops.
+    controller.abort();
+    session?.abandon();
     media.off('speech-start', interrupt);
     media.off('dtmf', interrupt);
     callSignal.removeEventListener('abort', abort);

@@ -41,6 +41,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   private media: CallMedia | null = null;
   private encoder: FrameEncoder | null = null;
   private prompt = 0;
+  /** The current prompt has sent no frames yet: its first run is urgent (see `MediaWorkerData.doorbell`). */
+  private promptUnheard = false;
   /** The report of the latest prompt that is over (nobody asks after an older one). */
   private latest: { readonly prompt: number; readonly playout: PromptPlayout } | null = null;
   private readonly waiting = new Map<number, Array<(playout: PromptPlayout | null) => void>>();
@@ -105,6 +107,7 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
    */
   startPrompt(bargeIn: boolean): void {
     this.prompt += 1;
+    this.promptUnheard = true;
     this.encoder?.reset();
     this.out.send({ op: 'prompt', id: this.id, prompt: this.prompt, bargeIn });
   }
@@ -270,6 +273,8 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
   }
 
   private send(run: FrameRun | null): void {
-    if (run) this.out.send({ op: 'frames', id: this.id, prompt: this.prompt, payloadType: this.current.codec.payloadType, run });
+    if (!run) return;
+    this.out.send({ op: 'frames', id: this.id, prompt: this.prompt, payloadType: this.current.codec.payloadType, run }, this.promptUnheard);
+    this.promptUnheard = false;
   }
 }

@@ -45,7 +45,7 @@ export class MediaThread {
   private closing = false;
 
   /** `rtpPorts`: the range calls' RTP/RTCP pairs are bound in, on `host`. */
-  constructor(private readonly options: MediaWorkerData & { readonly logger: Logger }) {}
+  constructor(private readonly options: Omit<MediaWorkerData, 'doorbell'> & { readonly logger: Logger }) {}
 
   /** Starts the thread (codecs and detectors loaded there) unless it runs already. */
   async start(): Promise<void> {
@@ -99,14 +99,18 @@ export class MediaThread {
     if (this.running) return this.running;
     this.closing = false;
     const { host, rtpPorts } = this.options;
-    const worker = startWorkerThread(import.meta.url, 'media-worker', { host, rtpPorts } satisfies MediaWorkerData, {
+    const doorbell = new Int32Array(new SharedArrayBuffer(4));
+    const worker = startWorkerThread(import.meta.url, 'media-worker', { host, rtpPorts, doorbell } satisfies MediaWorkerData, {
       maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
     });
     let ready!: () => void;
     let failed!: (error: Error) => void;
     const running: Running = {
       worker,
-      out: new MessageBatch<MediaCommand>(worker),
+      out: new MessageBatch<MediaCommand>(worker, () => {
+        Atomics.add(doorbell, 0, 1);
+        Atomics.notify(doorbell, 0);
+      }),
       ready: new Promise<void>((resolve, reject) => {
         ready = resolve;
         failed = reject;

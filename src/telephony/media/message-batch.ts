@@ -9,16 +9,24 @@ export interface BatchTarget<T> {
   postMessage(batch: T[]): void;
 }
 
-/** Collects messages and posts them together once the current task's synchronous work is done. */
+/**
+ * Collects messages and posts them together once the current task's synchronous work is done.
+ * A batch with an urgent message rings the other thread (`ring`) once it has been posted.
+ */
 export class MessageBatch<T> {
   private pending: T[] = [];
   private scheduled = false;
+  private urgent = false;
 
-  constructor(private readonly target: BatchTarget<T>) {}
+  constructor(
+    private readonly target: BatchTarget<T>,
+    private readonly ring?: () => void,
+  ) {}
 
-  /** Queues `message`; the batch goes out in a microtask. */
-  send(message: T): void {
+  /** Queues `message`; the batch goes out in a microtask. `urgent`: the batch rings the other thread. */
+  send(message: T, urgent = false): void {
     this.pending.push(message);
+    if (urgent) this.urgent = true;
     if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => this.flush());
@@ -29,7 +37,10 @@ export class MessageBatch<T> {
     this.scheduled = false;
     if (this.pending.length === 0) return;
     const batch = this.pending;
+    const urgent = this.urgent;
     this.pending = [];
+    this.urgent = false;
     this.target.postMessage(batch);
+    if (urgent) this.ring?.();
   }
 }

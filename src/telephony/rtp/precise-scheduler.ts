@@ -19,9 +19,50 @@ const EARLY_MS = 3;
 /** Waits on a word nobody ever notifies: `Atomics.wait` as a precise sleep. */
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/** Blocks the thread until `performance.now()` reaches `deadline`. */
-function sleepUntil(deadline: number): void {
-  for (let left = deadline - performance.now(); left > 0; left = deadline - performance.now()) Atomics.wait(sleeper, 0, 0, left);
+/**
+ * Work another thread can wake the wait for: it adds to `word` and notifies it, and {@link answer}
+ * runs while the wait goes on (the media thread takes a prompt's first frames this way, so they
+ * catch the deadline being waited for instead of the one after it).
+ */
+export interface Doorbell {
+  /** Rung (changed and notified) by the other thread; shared memory. */
+  readonly word: Int32Array;
+  /**
+   * Does the work that rang, in pieces, and stops once no more than {@link DOORBELL_MARGIN_MS}
+   * are left before `deadline` (performance.now() milliseconds); what is left waits for the
+   * thread's event loop after the timer, as it would without the bell.
+   */
+  answer(deadline: number): void;
+}
+
+/**
+ * The time before a deadline below which a ring is not answered (it waits until after the
+ * tick): the deadline comes first.
+ */
+export const DOORBELL_MARGIN_MS = 0.3;
+
+/** Blocks the thread until `performance.now()` reaches `deadline`, answering `bell` meanwhile; a cancelled wait ends at once. */
+function sleepUntil(deadline: number, bell: BellState | null, cancelled: () => boolean): void {
+  for (let left = deadline - performance.now(); left > 0 && !cancelled(); left = deadline - performance.now()) {
+    if (!bell) {
+      Atomics.wait(sleeper, 0, 0, left);
+      continue;
+    }
+    const rung = Atomics.load(bell.doorbell.word, 0);
+    if (rung === bell.seen) {
+      Atomics.wait(bell.doorbell.word, 0, rung, left);
+      continue;
+    }
+    // A ring since the last look (also one that came before this wait began).
+    bell.seen = rung;
+    if (left > DOORBELL_MARGIN_MS) bell.doorbell.answer(deadline);
+  }
+}
+
+/** A doorbell and the last ring seen. */
+interface BellState {
+  readonly doorbell: Doorbell;
+  seen: number;
 }
 
 /**
@@ -46,22 +87,28 @@ export interface PreciseScheduler extends PacerScheduler {
 interface PreciseTimer {
   timeout: NodeJS.Timeout | null;
   immediate: NodeJS.Immediate | null;
+  /** Cleared, possibly by work answered during its own wait. */
+  cancelled: boolean;
 }
 
-/** A scheduler of timers set `EARLY_MS` early and finished with a precise sleep; each thread makes its own. */
-export function createPreciseScheduler(): PreciseScheduler {
+/**
+ * A scheduler of timers set `EARLY_MS` early and finished with a precise sleep; each thread
+ * makes its own. With `doorbell`, the precise sleep answers its rings.
+ */
+export function createPreciseScheduler(doorbell?: Doorbell): PreciseScheduler {
+  const bell: BellState | null = doorbell ? { doorbell, seen: Atomics.load(doorbell.word, 0) } : null;
   const scheduler: PreciseScheduler = {
     letIoIn: false,
     now: () => performance.now(),
     setTimer: (callback, delayMs) => {
       const deadline = performance.now() + delayMs;
-      const timer: PreciseTimer = { timeout: null, immediate: null };
+      const timer: PreciseTimer = { timeout: null, immediate: null, cancelled: false };
       // The last slice before the deadline is one precise sleep, and so is a timer that fired
       // late: a backlog of datagrams (after a stall) is read after the tick, not before it.
       const slicing = (): boolean => scheduler.letIoIn && deadline - performance.now() > SLICE_MS;
       const finish = (): void => {
-        sleepUntil(deadline);
-        callback();
+        sleepUntil(deadline, bell, () => timer.cancelled);
+        if (!timer.cancelled) callback();
       };
       const slice = (): void => {
         timer.immediate = null;
@@ -83,6 +130,7 @@ export function createPreciseScheduler(): PreciseScheduler {
     },
     clearTimer: (handle) => {
       const timer = handle as PreciseTimer;
+      timer.cancelled = true;
       if (timer.timeout) clearTimeout(timer.timeout);
       if (timer.immediate) clearImmediate(timer.immediate);
     },

@@ -74,7 +74,7 @@ export function printCallsFigures(figures: CallsFigures): void {
       `| webhook bot on loopback: the caller's key (end of its turn) sent → the bot's request received (${webhook.keyToRequest.count} turns${failed}) | p50 ${ms(webhook.keyToRequest.p50)}, p95 ${ms(webhook.keyToRequest.p95)} | p50 ≤ 5 ms |`,
     );
     console.log(
-      `| the same turns: the bot's answer sent → the first reply packet received (eSpeak NG) | p50 ${ms(webhook.answerToPacket.p50)}, p95 ${ms(webhook.answerToPacket.p95)} | p50 ≤ 5 ms |`,
+      `| the same turns: the bot's answer sent (after a random 0–${figures.settings.webhookBotDelayMs} ms of thinking) → the first reply packet received (eSpeak NG) | p50 ${ms(webhook.answerToPacket.p50)}, p95 ${ms(webhook.answerToPacket.p95)} | p50 ≤ 5 ms |`,
     );
   }
   if (mediaStream) printMediaStreamRows(mediaStream);

@@ -73,7 +73,7 @@ export async function benchCalls(settings: CallsBenchSettings = callsBenchSettin
     }
   }
   if (settings.webhookTurns > 0) {
-    const bot = await startBenchBot();
+    const bot = await startBenchBot(settings.webhookBotDelayMs);
     try {
       const gateway = await startGateway(webhookDialplan(bot.url), { SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'none' });
       try {

@@ -15,8 +15,9 @@ export interface CallsBenchSettings {
   /** Key presses in a menu, and the calls talking meanwhile. */
   readonly keys: number;
   readonly keysBackground: number;
-  /** Turns with a webhook bot. */
+  /** Turns with a webhook bot, and the most it thinks before answering (a random 0 to this). */
   readonly webhookTurns: number;
+  readonly webhookBotDelayMs: number;
   /** Calls bridged at once to an echoing Media Streams bot (0 unless CALLS_BENCH_MEDIA_STREAM=1), and how many arrive a second. */
   readonly mediaStreamCalls: number;
   readonly mediaStreamRate: number;
@@ -53,6 +54,7 @@ export function callsBenchSettings(): CallsBenchSettings {
     keys: Math.round(setting('CALLS_BENCH_KEYS', 30)),
     keysBackground: Math.round(setting('CALLS_BENCH_KEYS_BACKGROUND', 50)),
     webhookTurns: Math.round(setting('CALLS_BENCH_WEBHOOK_TURNS', 30)),
+    webhookBotDelayMs: Math.max(0, setting('CALLS_BENCH_WEBHOOK_BOT_DELAY_MS', 10)),
     mediaStreamCalls: setting('CALLS_BENCH_MEDIA_STREAM', 0) > 0 ? Math.round(setting('CALLS_BENCH_MEDIA_STREAM_CALLS', 100)) : 0,
     mediaStreamRate: Math.max(1, setting('CALLS_BENCH_MEDIA_STREAM_RATE', 20)),
   };

@@ -1,9 +1,12 @@
 /**
  * A webhook bot's turn, timed from this process (one clock for the caller and the bot): the
  * caller ends its turn with a key (RFC 4733), the gateway POSTs the turn to a bot on loopback,
- * the bot answers at once with a prompt and another listen, and the prompt's first packet comes
- * back. Measured: key sent → the bot's request received, and the bot's answer sent → the first
- * reply packet received; both are the gateway's share, the bot taking no time of its own.
+ * the bot answers with a prompt and another listen, and the prompt's first packet comes back.
+ * Measured: key sent → the bot's request received, and the bot's answer sent → the first reply
+ * packet received; both are the gateway's share. The bot thinks for a random 0 to
+ * `answerDelayMs` before it answers, as a real one takes its own time: an answer that always
+ * came at the same moment after the caller's key would always land at the same point of the
+ * media thread's 5 ms pacer slots, and the figure would tell of that point, not of the gateway.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,8 +36,8 @@ routes:
       - webhook: { url: "${url}", timeout_ms: 5000 }
 `;
 
-/** A bot that answers every request at once: a short prompt, then a listen for one key. */
-export async function startBenchBot(): Promise<{ url: string; requests: number[]; answers: number[]; server: Server }> {
+/** A bot that answers every request after a random 0 to `answerDelayMs`: a short prompt, then a listen for one key. */
+export async function startBenchBot(answerDelayMs = 0): Promise<{ url: string; requests: number[]; answers: number[]; server: Server }> {
   const requests: number[] = [];
   const answers: number[] = [];
   const listen = { listen: { speech: false, dtmf: true, timeout_ms: 20000, max_ms: 30000 } };
@@ -43,8 +46,10 @@ export async function startBenchBot(): Promise<{ url: string; requests: number[]
     request.on('end', () => {
       requests.push(performance.now());
       const body = JSON.stringify({ actions: [{ say: { text: 'You pressed a key.' } }, listen] });
-      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
-      answers.push(performance.now());
+      setTimeout(() => {
+        answers.push(performance.now());
+        response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
+      }, Math.random() * answerDelayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

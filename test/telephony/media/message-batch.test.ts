@@ -27,4 +27,18 @@ describe('MessageBatch', () => {
     await Promise.resolve();
     expect(posted).toEqual([['a']]);
   });
+
+  it('rings the other thread after posting a batch that holds an urgent message, and only then', async () => {
+    const events: string[] = [];
+    const batch = new MessageBatch<string>({ postMessage: (messages) => events.push(`post ${messages.join(',')}`) }, () => events.push('ring'));
+    batch.send('a');
+    await Promise.resolve();
+    batch.send('b');
+    batch.send('c', true);
+    batch.send('d');
+    await Promise.resolve();
+    batch.send('e');
+    batch.flush();
+    expect(events).toEqual(['post a', 'post b,c,d', 'ring', 'post e']);
+  });
 });
