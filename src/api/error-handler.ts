@@ -43,7 +43,8 @@ function fromValidation(issues: ValidationIssue[], family: ErrorFamily, table: F
   } else {
     detail = `${name} ${issue.message ?? 'is invalid'}${'data' in issue ? `; got ${describeValue(issue.data)}` : ''}`;
   }
-  const codes = table?.[field];
+  // A list's items share one entry: `/phrases/12` is looked up as `/phrases/*` too.
+  const codes = table?.[field] ?? table?.[field.replace(/\/\d+(?=\/|$)/g, '/*')];
   const code: ErrorCode = codes?.[issue.keyword] ?? codes?.['*'] ?? (`${family}.invalid_request` as ErrorCode);
   return new ApiError(code, detail);
 }

@@ -67,7 +67,8 @@ export type SynthesisRequestBody = Static<typeof SynthesisRequestSchema>;
 
 /**
  * Error code per request field and failed schema keyword; `*` is the field's default.
- * Keys are JSON pointers of the field (`/speed`), `''` for the body itself.
+ * Keys are JSON pointers of the field (`/speed`), `''` for the body itself; `*` in place of
+ * an index stands for every item of a list (`/phrases/*`).
  */
 export type FieldErrorCodes = Readonly<Record<string, Readonly<Record<string, ErrorCode>>>>;
 
@@ -115,13 +116,13 @@ export type PrewarmRequestBody = Static<typeof PrewarmRequestSchema>;
 
 /**
  * How schema failures of a prewarm request map to error codes (spec 7): the phrases as a
- * list are the request's, each phrase fails like a synthesis `text` (the table names every
- * position, as failures are looked up by the exact field), the other fields as in synthesis.
+ * list are the request's, each phrase fails like a synthesis `text`, the other fields as in
+ * synthesis.
  */
 export const PREWARM_FIELD_ERRORS: FieldErrorCodes = {
   '': { '*': 'tts.invalid_request' },
   '/phrases': { '*': 'tts.invalid_request' },
-  ...Object.fromEntries(Array.from({ length: PREWARM_MAX_PHRASES }, (_, index) => [`/phrases/${index}`, TEXT_CODES])),
+  '/phrases/*': TEXT_CODES,
   ...SYNTHESIS_FIELD_CODES,
 };
 

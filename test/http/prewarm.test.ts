@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PrewarmResultSchema } from '../../src/api/schemas.js';
+import { expectError } from '../helpers/error-envelope.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -16,16 +17,6 @@ function prewarm(body: unknown, key: string | null = t.liveKey, headers: Record<
     headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
-}
-
-function expectError(response: { statusCode: number; json: () => unknown; headers: Record<string, unknown> }, status: number, code: string) {
-  expect(response.statusCode).toBe(status);
-  const body = response.json() as { error: { code: string; message: string; request_id: string; detail: string | null } };
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toBe(response.headers['x-speech-request-id']);
-  expect(typeof body.error.message).toBe('string');
-  expect(Object.keys(body)).toEqual(['error']);
-  return body.error;
 }
 
 describe('POST /v1/tts/prewarm with a live key', () => {

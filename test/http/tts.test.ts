@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../src/catalog/formats.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from '../../src/catalog/limits.js';
+import { expectError } from '../helpers/error-envelope.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -16,16 +17,6 @@ function synth(body: unknown, headers: Record<string, string> = {}, key: string 
     headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
-}
-
-function expectError(response: { statusCode: number; json: () => unknown; headers: Record<string, unknown> }, status: number, code: string) {
-  expect(response.statusCode).toBe(status);
-  const body = response.json() as { error: { code: string; message: string; request_id: string; detail: string | null } };
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toBe(response.headers['x-speech-request-id']);
-  expect(typeof body.error.message).toBe('string');
-  expect(Object.keys(body)).toEqual(['error']);
-  return body.error;
 }
 
 describe('POST /v1/tts in the sandbox', () => {
