@@ -67,7 +67,8 @@ const scheduler = createPreciseScheduler({
 });
 const pacer = new PacerClock({
   scheduler,
-  // Four 5 ms slots: a quarter of the calls per wake-up, and a reply after a pause waits at most 5 ms for its slot.
+  // Four 5 ms slots: a quarter of the calls per wake-up; a reply after a pause goes out at once
+  // (into the slot just passed) or, where that slot is full, waits at most 5 ms for the next.
   phases: 4,
   onError: (error) => report(null, error),
 });

@@ -239,23 +239,72 @@ describe('PacerClock on a hand-driven clock', () => {
     clock.close();
   });
 
-  it('moves a stream that starts talking after a pause to the next slot, its timestamp following the clock', () => {
+  it('sends the first frame after a pause at once, as the last slot run, and moves the stream to that slot', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const { stream, sent } = recordingStream(scheduler);
+    clock.add(stream); // slot 0: 20, 40, 60, …
+    stream.enqueue(frame(1));
+    scheduler.advanceTo(127);
+    expect(sent.map((s) => [s.at, s.timestamp])).toEqual([[20, 1000]]);
+    // At 127 the last slot run was at 125 and its own next is at 140: the reply goes now with
+    // 125's timestamp and on from 145, a frame after 125.
+    stream.enqueue(frame(2));
+    stream.enqueue(frame(3));
+    clock.rephase(stream);
+    expect(sent.map((s) => [s.at, s.timestamp, s.marker])).toEqual([
+      [20, 1000, true],
+      [127, 1000 + 105 * 8, true],
+    ]);
+    scheduler.advanceTo(200);
+    expect(sent.map((s) => [s.at, s.timestamp, s.marker])).toEqual([
+      [20, 1000, true],
+      [127, 1000 + 105 * 8, true],
+      [145, 1000 + 125 * 8, false],
+    ]);
+    clock.close();
+  });
+
+  it('moves a stream that starts talking after a short pause to the next slot, its timestamp following the clock', () => {
     const scheduler = new FakeScheduler();
     const clock = new PacerClock({ scheduler, phases: 4 });
     const { stream, sent } = recordingStream(scheduler);
     clock.add(stream); // slot 0: ticks at 20, 40, 60, …
     stream.enqueue(frame(1));
     scheduler.advanceTo(41);
-    expect(sent.map((s) => [s.at, s.timestamp])).toEqual([[20, 1000]]);
     // At 41 its own next tick is 60; the slot at 45 is more than a frame after its last send.
+    // One silent tick is a late frame, not a new utterance: nothing goes out off the slots.
     stream.enqueue(frame(2));
     stream.enqueue(frame(3));
     clock.rephase(stream);
+    expect(sent).toHaveLength(1);
     scheduler.advanceTo(100);
     expect(sent.map((s) => [s.at, s.timestamp, s.marker])).toEqual([
       [20, 1000, true],
       [45, 1000 + 200, true], // 25 ms after the first: 200 samples
       [65, 1000 + 360, false],
+    ]);
+    clock.close();
+  });
+
+  it('moves a paused stream to the next slot instead when the clock is overdue', () => {
+    const scheduler = new FakeScheduler();
+    const clock = new PacerClock({ scheduler, phases: 4 });
+    const { stream, sent } = recordingStream(scheduler);
+    clock.add(stream); // slot 0: ticks at 20, 40, 60, …
+    stream.enqueue(frame(1));
+    scheduler.advanceTo(126);
+    // The timer for 130 has not fired by 131 (the thread was busy): nothing goes out of turn.
+    scheduler.time = 131;
+    stream.enqueue(frame(2));
+    stream.enqueue(frame(3));
+    clock.rephase(stream);
+    expect(sent).toHaveLength(1);
+    scheduler.advanceTo(200);
+    expect(sent.map((s) => [s.at, s.timestamp, s.marker])).toEqual([
+      [20, 1000, true],
+      [131, 1000 + 110 * 8, true], // the overdue run of 130, the stream moved to its slot
+      [150, 1000 + 130 * 8, false],
     ]);
     clock.close();
   });
@@ -268,24 +317,26 @@ describe('PacerClock on a hand-driven clock', () => {
       stream.enqueue(frame(0));
       clock.add(stream); // two per slot, each sends once by 20
     }
-    scheduler.advanceTo(41);
-    // Every call's reply starts at 41: the first slots to come (45, 50, 55) take three streams at most each.
+    scheduler.advanceTo(121);
+    // Every call's reply starts at 121: the last run (120) and the slots to come (125, 130, 135) take three streams at most each.
     for (const { stream } of streams) {
       stream.enqueue(frame(1));
       stream.enqueue(frame(2));
       clock.rephase(stream);
     }
-    scheduler.advanceTo(120);
-    const replyStarts = streams.map(({ sent }) => sent[1]!.at);
+    scheduler.advanceTo(200);
+    // A frame sent at once (at 121) belongs to the slot run of 120.
+    const slotOf = (at: number): number => Math.floor(at / 5) * 5;
     const perSlot = new Map<number, number>();
-    for (const at of replyStarts) perSlot.set(at, (perSlot.get(at) ?? 0) + 1);
+    for (const { sent } of streams) perSlot.set(slotOf(sent[1]!.at), (perSlot.get(slotOf(sent[1]!.at)) ?? 0) + 1);
     expect(Math.max(...perSlot.values())).toBeLessThanOrEqual(3);
+    expect(perSlot.get(120)).toBe(3);
     for (const { sent } of streams) {
       const [first, reply, next] = sent;
       // Within a frame of the reply's start, a frame apart after, timestamps following the clock.
-      expect(reply!.at).toBeLessThanOrEqual(61);
-      expect(next!.at - reply!.at).toBe(20);
-      expect(reply!.timestamp - first!.timestamp).toBe((reply!.at - first!.at) * 8);
+      expect(reply!.at).toBeLessThanOrEqual(141);
+      expect(next!.at - slotOf(reply!.at)).toBe(20);
+      expect(reply!.timestamp - first!.timestamp).toBe((slotOf(reply!.at) - first!.at) * 8);
     }
     clock.close();
   });
@@ -299,13 +350,31 @@ describe('PacerClock on a hand-driven clock', () => {
     scheduler.advanceTo(26); // sent at 20
     stream.enqueue(frame(2));
     stream.enqueue(frame(3));
-    clock.rephase(stream); // the slots at 30 and 35 are under a frame after 20: its own at 40 stays
+    clock.rephase(stream); // the last run (25) and the slots at 30 and 35 are under a frame after 20: its own at 40 stays
     scheduler.advanceTo(70);
     expect(sent.map((s) => [s.at, s.timestamp])).toEqual([
       [20, 1000],
       [40, 1160],
       [60, 1320],
     ]);
+    clock.close();
+  });
+
+  it('gives what a frame sent at once throws to onError', () => {
+    const scheduler = new FakeScheduler();
+    const failures: unknown[] = [];
+    const clock = new PacerClock({ scheduler, phases: 4, onError: (error) => failures.push(error) });
+    const stream = new PacedStream({
+      samplesPerFrame: 160,
+      onSend: () => {
+        throw new Error('socket closed');
+      },
+    });
+    clock.add(stream);
+    scheduler.advanceTo(121);
+    stream.enqueue(frame(1));
+    expect(() => clock.rephase(stream)).not.toThrow();
+    expect(failures).toEqual([new Error('socket closed')]);
     clock.close();
   });
 
