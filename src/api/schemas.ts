@@ -10,7 +10,7 @@ import { VOICES } from '../catalog/voices.js';
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
 
 /** A string enumeration as plain JSON Schema `enum`, so a failure names every allowed value. */
-function StringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 

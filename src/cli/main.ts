@@ -11,6 +11,7 @@ import { MODELS_HELP, modelsCommand } from './models.js';
 import { SERVE_HELP, serve } from './serve.js';
 import { STT_HELP, sttCommand } from './stt.js';
 import { TTS_HELP, ttsCommand } from './tts.js';
+import { USAGE_HELP, usageCommand } from './usage.js';
 import { UsageError } from './usage-error.js';
 
 const MAIN_HELP = `sprachrohr — realtime telephony voice gateway and speech API
@@ -21,6 +22,7 @@ Commands:
   serve     run the speech API (embedded store, no external server)
   keys      create, list, revoke and rotate API keys
   accounts  create, list and show the accounts keys act for
+  usage     what an account used, from the billing ledger
   tts       synthesise text into an audio file through the API
   stt       transcribe a recording through the API
   dialect   show how a text is rendered into a Swiss German dialect
@@ -34,6 +36,7 @@ const HELP: Record<string, string> = {
   serve: SERVE_HELP,
   keys: KEYS_HELP,
   accounts: ACCOUNTS_HELP,
+  usage: USAGE_HELP,
   tts: TTS_HELP,
   stt: STT_HELP,
   dialect: DIALECT_HELP,
@@ -64,6 +67,7 @@ async function run(argv: string[]): Promise<number> {
     const commands: Record<string, (argv: string[]) => Promise<string>> = {
       keys: keysCommand,
       accounts: accountsCommand,
+      usage: usageCommand,
       tts: ttsCommand,
       stt: sttCommand,
       dialect: dialectCommand,

@@ -18,6 +18,7 @@ import { registerPrewarmRoutes } from './routes/prewarm.js';
 import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
+import { registerUsageRoutes } from './routes/usage.js';
 
 /** Registers the HTTP routes and the hooks that admit their requests. */
 export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app, { services }) => {
@@ -50,4 +51,5 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   registerSttRoutes(app, services);
   registerDiscoveryRoutes(app, services);
   registerRecordingRoutes(app, services);
+  registerUsageRoutes(app, services);
 };

@@ -35,6 +35,8 @@ export class BudgetLease {
     private readonly family: ErrorFamily,
     /** Seconds the key may use today. */
     readonly limit: number,
+    /** The request, job or session whose ledger entry the lease writes. */
+    readonly requestId: string,
   ) {}
 
   /** Seconds the ledger held for the key today when the lease opened. */

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/authenticate.js';
 import type { ErrorFamily } from '../api/errors.js';
-import type { UsageKind, UsageRepository } from '../store/store.js';
+import type { UsageKind, UsageRepository, UsageSummaryRow } from '../store/store.js';
+import type { UsageWindow } from '../usage/usage-window.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 
 /** Daily audio budgets per key, in audio seconds. */
@@ -51,14 +52,20 @@ export class UsageMeter implements LeaseOwner {
     return { used, limit, available: Math.max(0, limit - used) };
   }
 
+  /** An account's ledger summed per day, environment, direction and mode over `window` (spec 4.12). */
+  async summary(accountId: string, window: UsageWindow): Promise<UsageSummaryRow[]> {
+    return this.usage.summary(accountId, window.from.toISOString(), window.to.toISOString());
+  }
+
   /**
-   * Opens a lease on the key's budget for one request or session.
+   * Opens a lease on the key's budget for one request or session; `requestId` names its ledger
+   * entry (one per id, however often the work is committed).
    * @throws ApiError `*.rate_limited` when nothing of the budget is left.
    */
-  async lease(principal: Principal, direction: UsageKind['direction'], family: ErrorFamily): Promise<BudgetLease> {
+  async lease(principal: Principal, direction: UsageKind['direction'], family: ErrorFamily, requestId: string): Promise<BudgetLease> {
     const slot = slotOf(principal, direction);
     const limit = this.budgets[principal.environment];
-    const lease = new BudgetLease(this, principal, direction, family, limit);
+    const lease = new BudgetLease(this, principal, direction, family, limit, requestId);
     // The lease joins the key's open leases before the ledger is read: whatever another lease
     // records from now on reaches it, whatever was recorded before is in what it reads.
     this.leasesOf(slot).add(lease);
@@ -84,7 +91,7 @@ export class UsageMeter implements LeaseOwner {
   /** {@inheritDoc LeaseOwner.commit} */
   async commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void> {
     for (const other of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) if (other !== lease) other.recordedByOthers += seconds;
-    await this.record(lease.principal, kind, seconds);
+    await this.record(lease.principal, lease.requestId, kind, seconds);
   }
 
   /** {@inheritDoc LeaseOwner.release} */
@@ -106,15 +113,17 @@ export class UsageMeter implements LeaseOwner {
     return leases;
   }
 
-  /** Writes one finished piece of work to the ledger. */
-  private async record(principal: Principal, kind: UsageKind, audioSeconds: number): Promise<void> {
+  /** Writes one finished piece of work to the ledger, to the millisecond of audio. */
+  private async record(principal: Principal, requestId: string, kind: UsageKind, audioSeconds: number): Promise<void> {
     await this.usage.record({
+      requestId,
+      accountId: principal.accountId,
       keyId: principal.keyId,
       environment: principal.environment,
-      day: utcDay(this.now()),
+      recordedAt: this.now().toISOString(),
       direction: kind.direction,
       mode: kind.mode,
-      audioSeconds,
+      audioSeconds: Math.round(audioSeconds * 1000) / 1000,
     });
   }
 }

@@ -58,7 +58,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
     const chosen = sandbox
       ? candidates.map((language) => ({ language, engine: context.services.engines.sandbox.sttStream }))
       : enginesFor(context.services.engines.live.stt, candidates);
-    const lease = await context.services.meter.lease(context.principal, 'stt', 'stt');
+    const lease = await context.services.meter.lease(context.principal, 'stt', 'stt', context.requestId);
     if (channel.closed) return lease.release();
     try {
       session = new RecognitionSession(chosen, terms, STT_STREAM_RATE_HZ, channel.signal);

@@ -245,7 +245,7 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
           }
           if (!sandbox && !context.services.engines.live.tts)
             throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment; sandbox keys (sv_test_…) work');
-          const lease = await context.services.meter.lease(context.principal, 'tts', 'tts');
+          const lease = await context.services.meter.lease(context.principal, 'tts', 'tts', context.requestId);
           const session = await SynthesisSession.open(plan, (seconds) => lease.drawTo(seconds)).catch((error: unknown) => {
             lease.release();
             throw error;

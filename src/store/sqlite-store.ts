@@ -3,18 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteAccountRepository } from './sqlite-account-repository.js';
 import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
-import type {
-  AccountRepository,
-  ApiKeyChanges,
-  ApiKeyRecord,
-  KeyRepository,
-  RecordingRepository,
-  Store,
-  UsageEvent,
-  UsageKind,
-  UsageRepository,
-  UsageTotals,
-} from './store.js';
+import { SqliteUsageRepository } from './sqlite-usage-repository.js';
+import type { AccountRepository, ApiKeyChanges, ApiKeyRecord, KeyRepository, RecordingRepository, Store, UsageRepository } from './store.js';
 
 /** Schema migrations, applied in order; the index + 1 is the `user_version` after each. */
 const MIGRATIONS: readonly string[] = [
@@ -69,6 +59,26 @@ const MIGRATIONS: readonly string[] = [
      VALUES ('acct_default', 'default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), lower(hex(randomblob(32))));
    ALTER TABLE api_keys ADD COLUMN account_id TEXT NOT NULL DEFAULT 'acct_default';
    CREATE INDEX api_keys_by_account ON api_keys (account_id);`,
+  // The ledger: one entry per finished request, job, session or call, unique by request id;
+  // usage_daily stays as each key's day totals beside it (the budget check reads those on
+  // every request). What usage_daily held before becomes one entry per key, day, direction and mode.
+  `CREATE TABLE usage_ledger (
+     request_id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     environment TEXT NOT NULL CHECK (environment IN ('live', 'sandbox')),
+     direction TEXT NOT NULL CHECK (direction IN ('tts', 'stt')),
+     mode TEXT NOT NULL CHECK (mode IN ('batch', 'realtime')),
+     recorded_at TEXT NOT NULL,
+     requests INTEGER NOT NULL DEFAULT 1,
+     audio_seconds REAL NOT NULL
+   );
+   CREATE INDEX usage_ledger_by_account ON usage_ledger (account_id, recorded_at);
+   INSERT INTO usage_ledger (request_id, account_id, key_id, environment, direction, mode, recorded_at, requests, audio_seconds)
+     SELECT 'before_ledger_' || key_id || '_' || day || '_' || direction || '_' || mode,
+            COALESCE((SELECT account_id FROM api_keys WHERE api_keys.id = usage_daily.key_id), 'acct_default'),
+            key_id, environment, direction, mode, day || 'T00:00:00.000Z', requests, audio_seconds
+     FROM usage_daily;`,
 ];
 
 interface KeyRow {
@@ -251,32 +261,5 @@ class SqliteKeyRepository implements KeyRepository {
     if (entries.length === 0) return;
     const assignments = entries.map((k) => `${columns[k]} = @${k}`).join(', ');
     this.db.prepare(`UPDATE api_keys SET ${assignments} WHERE id = @id`).run({ ...changes, id });
-  }
-}
-
-class SqliteUsageRepository implements UsageRepository {
-  private readonly upsert;
-  private readonly totals;
-
-  constructor(db: Database.Database) {
-    this.upsert = db.prepare(
-      `INSERT INTO usage_daily (key_id, environment, day, direction, mode, requests, audio_seconds)
-       VALUES (@keyId, @environment, @day, @direction, @mode, 1, @audioSeconds)
-       ON CONFLICT (key_id, day, direction, mode)
-       DO UPDATE SET requests = requests + 1, audio_seconds = audio_seconds + excluded.audio_seconds`,
-    );
-    this.totals = db.prepare<[string, string, string], { requests: number | null; audio_seconds: number | null }>(
-      `SELECT SUM(requests) AS requests, SUM(audio_seconds) AS audio_seconds
-       FROM usage_daily WHERE key_id = ? AND day = ? AND direction = ?`,
-    );
-  }
-
-  async record(event: UsageEvent): Promise<void> {
-    this.upsert.run(event);
-  }
-
-  async dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals> {
-    const row = this.totals.get(keyId, day, direction);
-    return { requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0 };
   }
 }

@@ -75,12 +75,18 @@ export interface UsageKind {
   readonly mode: 'batch' | 'realtime';
 }
 
-/** One metered request. */
-export interface UsageEvent extends UsageKind {
+/**
+ * One finished piece of metered work in the ledger: a request, a job, a realtime session or a
+ * phone call. Written once: a second entry under the same request id is ignored.
+ */
+export interface LedgerEntry extends UsageKind {
+  /** The work's request id (HTTP request, job, session or call): what makes the entry unique. */
+  readonly requestId: string;
+  readonly accountId: string;
   readonly keyId: string;
   readonly environment: Environment;
-  /** UTC day, `YYYY-MM-DD`. */
-  readonly day: string;
+  /** When the work finished, ISO 8601 UTC: its day is the day it counts on. */
+  readonly recordedAt: string;
   readonly audioSeconds: number;
 }
 
@@ -90,11 +96,26 @@ export interface UsageTotals {
   readonly audioSeconds: number;
 }
 
-/** The metering ledger, kept per key, day, direction and mode. */
+/** An account's use on one UTC day in one environment, direction and mode. */
+export interface UsageSummaryRow extends UsageKind, UsageTotals {
+  /** `YYYY-MM-DD`. */
+  readonly day: string;
+  readonly environment: Environment;
+}
+
+/** The metering ledger, with each key's totals per day kept beside it. */
 export interface UsageRepository {
-  record(event: UsageEvent): Promise<void>;
+  /**
+   * Writes a ledger entry and adds it to its key's day totals, both or neither.
+   * @returns false when an entry with that request id was there already (nothing changed).
+   */
+  record(entry: LedgerEntry): Promise<boolean>;
   /** What a key used on one day in one direction (all modes). */
   dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals>;
+  /** An account's entries from `from` (inclusive) to `to` (exclusive), ISO 8601 UTC, summed per day, environment, direction and mode; ordered by day. */
+  summary(accountId: string, from: string, to: string): Promise<UsageSummaryRow[]>;
+  /** The entry recorded under a request id, if any. */
+  findByRequestId(requestId: string): Promise<LedgerEntry | undefined>;
 }
 
 /** How a caller's message ended: a pause, the finishing key, the length limit, or the hang-up. */

@@ -17,7 +17,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
-    for (const command of ['serve', 'keys', 'accounts', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
+    for (const command of ['serve', 'keys', 'accounts', 'usage', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
@@ -116,6 +116,9 @@ describe('sprachrohr accounts', () => {
     ['an account that does not exist', ['accounts', 'show', 'nowhere'], /no account "nowhere"/],
     ['a key for an account that does not exist', ['keys', 'create', '--name', 'x', '--account', 'nowhere'], /no account "nowhere"/],
     ['no name', ['accounts', 'show'], /needs an account NAME/],
+    ['usage without an account', ['usage'], /name the account with --account NAME/],
+    ['usage of an account that does not exist', ['usage', '--account', 'nowhere'], /no account "nowhere"/],
+    ['usage over a window that ends before it starts', ['usage', '--account', 'default', '--from', '2026-11-05', '--to', '2026-11-01'], /must come before/],
   ];
   for (const [what, argv, message] of refusals)
     it(`refuses ${what} (exit 2)`, async () => {
@@ -129,6 +132,7 @@ describe('sprachrohr serve, tts and stt', () => {
   it('serves the API; tts writes audio and stt prints a transcript', async () => {
     const key = JSON.parse((await runCli(['keys', 'create', '--name', 'cli', '--json'], env)).stdout).key as string;
     const server = await startServe(env);
+    let synthesisedSeconds = 0;
     try {
       const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
       const wav = path.join(dir, 'hello.wav');
@@ -137,6 +141,7 @@ describe('sprachrohr serve, tts and stt', () => {
       expect(tts.stdout).toMatch(/Wrote \d+ bytes of wav .*sandbox/);
       const probe = await probeAudio(await fs.readFile(wav));
       expect(probe).toMatchObject({ codec: 'pcm_s16le', sampleRateHz: 16000 });
+      synthesisedSeconds = probe.decodedSeconds;
       const stt = await runCli(['stt', wav, '--lang', 'de-CH-bern'], client);
       expect(stt.code, stt.stderr).toBe(0);
       const transcript = JSON.parse(stt.stdout);
@@ -152,6 +157,16 @@ describe('sprachrohr serve, tts and stt', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     }
+    // The two that succeeded are in the ledger, as sandbox traffic of the key's account; the refused one is not.
+    const report = await runCli(['usage', '--account', 'default'], env);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^tts {8}batch {12}0 +0\.000 +0$/m);
+    expect(report.stdout).toMatch(/sandbox \(never billed\): 2 requests, [\d.]+ s of audio/);
+    const csv = (await runCli(['usage', '--account', 'default', '--csv'], env)).stdout.trim().split('\n');
+    const today = new Date().toISOString().slice(0, 10);
+    expect(csv[0]).toBe('date,environment,direction,mode,requests,audio_seconds,billable_seconds');
+    expect(csv.slice(1).map((line) => line.split(',').slice(0, 5).join(','))).toEqual([`${today},sandbox,stt,batch,1`, `${today},sandbox,tts,batch,1`]);
+    expect(Number(csv[2]!.split(',')[5])).toBeCloseTo(synthesisedSeconds, 2);
   });
 
   it('streams synthesis and recognition through the realtime endpoints (--stream)', async () => {

@@ -144,6 +144,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/openapi.json',
       '/v1/asyncapi.json',
       '/v1/bots/asyncapi.json',
+      '/v1/usage',
     ];
     for (const path of served) {
       expect(routes).toContain(path.split('/').pop());

@@ -13,7 +13,7 @@ const folders: string[] = [];
 afterAll(() => folders.forEach((folder) => fs.rmSync(folder, { recursive: true, force: true })));
 
 describe('accounts in the store', () => {
-  it('are added to a store of the version before, its keys kept and given to the default account', async () => {
+  it('are added to a store of the version before, its keys kept and given to the default account, its usage put in the ledger', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sprachrohr-accounts-'));
     folders.push(folder);
     const file = path.join(folder, 'sprachrohr.sqlite');
@@ -34,6 +34,10 @@ describe('accounts in the store', () => {
     const store = SqliteStore.open(file);
     expect(await store.keys.findById('key_old')).toMatchObject({ name: 'kept', accountId: DEFAULT_ACCOUNT_ID });
     expect(await store.usage.dayTotals('key_old', '2026-01-01', 'tts')).toEqual({ requests: 3, audioSeconds: 12.5 });
+    // The day totals there were are in the ledger (migration 4), under the key's account.
+    expect(await store.usage.summary(DEFAULT_ACCOUNT_ID, '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z')).toEqual([
+      { day: '2026-01-01', environment: 'live', direction: 'tts', mode: 'batch', requests: 3, audioSeconds: 12.5 },
+    ]);
     const accounts = new AccountService(store.accounts);
     const [only] = await accounts.list();
     expect(only).toMatchObject({ id: DEFAULT_ACCOUNT_ID, name: 'default', emails: [] });

@@ -22,12 +22,16 @@ function freshFile(): string {
 
 const modeOf = (file: string): number => fs.statSync(file).mode & 0o777;
 
+let written = 0;
+
 async function burst(store: SqliteStore, writes: number): Promise<void> {
   for (let i = 0; i < writes; i++) {
     await store.usage.record({
+      requestId: `req_${written++}`,
+      accountId: 'acct_default',
       keyId: `key-${i % 5000}`,
       environment: 'live',
-      day: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}`,
+      recordedAt: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00.000Z`,
       direction: 'tts',
       mode: 'batch',
       audioSeconds: 1.5,
@@ -66,7 +70,7 @@ describe('the store on disk', () => {
     // Another connection (the CLI, a backup) holds a snapshot: no checkpoint can pass it.
     const reader = new Database(file, { readonly: true });
     reader.exec('BEGIN');
-    reader.prepare('SELECT COUNT(*) FROM usage_daily').get();
+    reader.prepare('SELECT COUNT(*) FROM usage_ledger').get();
     while (fs.statSync(`${file}-wal`).size <= WAL_SIZE_LIMIT_BYTES * 4) await burst(store, 2000);
     const grown = fs.statSync(`${file}-wal`).size;
     expect(store.foldWal()).toBe(grown);

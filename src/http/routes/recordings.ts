@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
-import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../api/errors.js';
 import { ErrorBodySchema } from '../../api/schemas.js';
 import type { AppServices } from '../../api/services.js';
 import { InvalidCursorError } from '../../recordings/recording-cursor.js';
 import { MAX_PAGE } from '../../recordings/recording-service.js';
 import { recordingView, RecordingSchema } from '../../recordings/recording-view.js';
+import { queryValidator } from './query-validator.js';
 
 /** Page size when `limit` is not given. */
 const DEFAULT_PAGE = 20;
@@ -28,13 +28,6 @@ const RecordingPageSchema = Type.Object(
 );
 
 const IdParamsSchema = Type.Object({ id: Type.String({ description: 'A recording id (rec_…).' }) });
-
-/**
- * Query strings arrive as text and the app's validator does not coerce (bodies are JSON and
- * must carry their real types), so these routes read `limit` as a number with their own.
- */
-const coercing = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, verbose: true });
-const queryValidator: FastifySchemaCompiler<unknown> = ({ schema }) => coercing.compile(schema as object);
 
 const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
 /** Recordings are heard and read with recognition, so their errors are of that family. */

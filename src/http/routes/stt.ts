@@ -35,7 +35,7 @@ export function registerSttRoutes(app: FastifyInstance, services: AppServices): 
       const sandbox = principal.environment === 'sandbox';
       // A language no installed recogniser serves is refused before any decoding.
       if (!sandbox) enginesFor(services.engines.live.stt, candidates);
-      const budget = await services.meter.lease(principal, 'stt', 'stt');
+      const budget = await services.meter.lease(principal, 'stt', 'stt', request.id);
       let result: Awaited<ReturnType<typeof recognizeBatch>>;
       try {
         const decoded = await decodeRecording(audio);

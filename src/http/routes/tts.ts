@@ -52,7 +52,7 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
       if (!engine) {
         throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
       }
-      const budget = await services.meter.lease(principal, 'tts', 'tts');
+      const budget = await services.meter.lease(principal, 'tts', 'tts', request.id);
       let outcome: SynthesisOutcome;
       try {
         // Refused before any synthesis when even the shortest reading would overdraw the budget.

@@ -1,0 +1,100 @@
+import type Database from 'better-sqlite3';
+import type { LedgerEntry, UsageKind, UsageRepository, UsageSummaryRow, UsageTotals } from './store.js';
+
+interface LedgerRow {
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  environment: LedgerEntry['environment'];
+  direction: LedgerEntry['direction'];
+  mode: LedgerEntry['mode'];
+  recorded_at: string;
+  audio_seconds: number;
+}
+
+interface SummaryRow {
+  day: string;
+  environment: UsageSummaryRow['environment'];
+  direction: UsageSummaryRow['direction'];
+  mode: UsageSummaryRow['mode'];
+  requests: number;
+  audio_seconds: number;
+}
+
+/**
+ * The ledger in SQLite: an entry per request id (`INSERT OR IGNORE`), and in the same
+ * transaction the key's day totals in `usage_daily`, which the budget check reads on every
+ * request (a sum over the day's entries would grow with the traffic).
+ */
+export class SqliteUsageRepository implements UsageRepository {
+  private readonly insertEntry;
+  private readonly addToDay;
+  private readonly totals;
+  private readonly summaryRows;
+  private readonly byRequestId;
+  private readonly recordBoth;
+
+  constructor(db: Database.Database) {
+    this.insertEntry = db.prepare(
+      `INSERT OR IGNORE INTO usage_ledger (request_id, account_id, key_id, environment, direction, mode, recorded_at, audio_seconds)
+       VALUES (@requestId, @accountId, @keyId, @environment, @direction, @mode, @recordedAt, @audioSeconds)`,
+    );
+    this.addToDay = db.prepare(
+      `INSERT INTO usage_daily (key_id, environment, day, direction, mode, requests, audio_seconds)
+       VALUES (@keyId, @environment, @day, @direction, @mode, 1, @audioSeconds)
+       ON CONFLICT (key_id, day, direction, mode)
+       DO UPDATE SET requests = requests + 1, audio_seconds = audio_seconds + excluded.audio_seconds`,
+    );
+    this.totals = db.prepare<[string, string, string], { requests: number | null; audio_seconds: number | null }>(
+      `SELECT SUM(requests) AS requests, SUM(audio_seconds) AS audio_seconds
+       FROM usage_daily WHERE key_id = ? AND day = ? AND direction = ?`,
+    );
+    this.summaryRows = db.prepare<[string, string, string], SummaryRow>(
+      `SELECT substr(recorded_at, 1, 10) AS day, environment, direction, mode, SUM(requests) AS requests, SUM(audio_seconds) AS audio_seconds
+       FROM usage_ledger WHERE account_id = ? AND recorded_at >= ? AND recorded_at < ?
+       GROUP BY day, environment, direction, mode ORDER BY day, environment, direction, mode`,
+    );
+    this.byRequestId = db.prepare<[string], LedgerRow>('SELECT * FROM usage_ledger WHERE request_id = ?');
+    this.recordBoth = db.transaction((entry: LedgerEntry): boolean => {
+      if (this.insertEntry.run(entry).changes === 0) return false;
+      this.addToDay.run({ ...entry, day: entry.recordedAt.slice(0, 10) });
+      return true;
+    });
+  }
+
+  async record(entry: LedgerEntry): Promise<boolean> {
+    return this.recordBoth(entry);
+  }
+
+  async dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals> {
+    const row = this.totals.get(keyId, day, direction);
+    return { requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0 };
+  }
+
+  async summary(accountId: string, from: string, to: string): Promise<UsageSummaryRow[]> {
+    return this.summaryRows.all(accountId, from, to).map((row) => ({
+      day: row.day,
+      environment: row.environment,
+      direction: row.direction,
+      mode: row.mode,
+      requests: row.requests,
+      audioSeconds: row.audio_seconds,
+    }));
+  }
+
+  async findByRequestId(requestId: string): Promise<LedgerEntry | undefined> {
+    const row = this.byRequestId.get(requestId);
+    return (
+      row && {
+        requestId: row.request_id,
+        accountId: row.account_id,
+        keyId: row.key_id,
+        environment: row.environment,
+        direction: row.direction,
+        mode: row.mode,
+        recordedAt: row.recorded_at,
+        audioSeconds: row.audio_seconds,
+      }
+    );
+  }
+}
