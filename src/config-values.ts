@@ -32,3 +32,16 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
 }
+
+/**
+ * A decimal setting within bounds (`0.5`, `2`), or the fallback when unset.
+ * @throws ConfigError naming the variable when it is not a decimal number in range
+ */
+export function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw.trim())) throw new ConfigError(name, `must be a decimal number such as 0.5, got ${JSON.stringify(raw)}`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}

@@ -2,7 +2,8 @@
  * Configuration, read from environment variables once at start and validated there.
  * Nothing else in the process reads `process.env`.
  */
-import { ConfigError, integer, text, type Env } from './config-values.js';
+import { ConfigError, decimal, integer, text, type Env } from './config-values.js';
+import type { CreditRates } from './store/store.js';
 import { loadRecordingsConfig, RECORDINGS_CONFIG_VARIABLES, type RecordingsConfig } from './recordings/recordings-config.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
 
@@ -69,6 +70,10 @@ export interface Config {
   readonly pocketsphinxModelDir: string;
   /** Voicemail recordings: retention and the webhook that announces them. */
   readonly recordings: RecordingsConfig;
+  /** Credits one audio second costs per direction, for credit entitlements. */
+  readonly creditRates: CreditRates;
+  /** The evaluation allowance a new account gets, in audio seconds; 0 for none. */
+  readonly evaluationSeconds: number;
   /** The SIP/RTP side. */
   readonly telephony: TelephonyConfig;
 }
@@ -135,6 +140,11 @@ export function loadConfig(env: Env = process.env): Config {
     modelsDir: path.resolve(env['SPRACHROHR_MODELS_DIR'] || path.join(text(env, 'SPRACHROHR_DATA_DIR', 'data'), 'models')),
     modelCatalog: env['SPRACHROHR_MODEL_CATALOG'] ? path.resolve(env['SPRACHROHR_MODEL_CATALOG']) : null,
     recordings: loadRecordingsConfig(env),
+    creditRates: {
+      tts: decimal(env, 'SPRACHROHR_CREDITS_PER_TTS_SECOND', 1, 0, 1_000_000),
+      stt: decimal(env, 'SPRACHROHR_CREDITS_PER_STT_SECOND', 1, 0, 1_000_000),
+    },
+    evaluationSeconds: integer(env, 'SPRACHROHR_EVALUATION_SECONDS', 3600, 0, 1_000_000_000),
     telephony: loadTelephonyConfig(env),
   };
 }
@@ -151,6 +161,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_KEY_MAX_IN_FLIGHT', 'requests in flight per live key (default 32)'],
   ['SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 'requests in flight per sandbox key (default 8)'],
   ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
+  ['SPRACHROHR_EVALUATION_SECONDS', 'evaluation allowance of a new account in audio seconds (default 3600; 0: none)'],
+  ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'credits one second of synthesised audio draws from a credit entitlement (default 1)'],
+  ['SPRACHROHR_CREDITS_PER_STT_SECOND', 'credits one second of recognised audio draws from a credit entitlement (default 1)'],
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
   ['SPRACHROHR_BODY_TIMEOUT_MS', 'time every request body gets before it must keep up SPRACHROHR_BODY_MIN_RATE (default 10000)'],
   ['SPRACHROHR_BODY_MIN_RATE', 'bytes per second a request body must average after SPRACHROHR_BODY_TIMEOUT_MS, or it is cut off (default 16384)'],

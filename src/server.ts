@@ -15,6 +15,7 @@ import { ConfigError, type Config } from './config.js';
 import { Admission, httpLimits, realtimeLimits } from './api/admission.js';
 import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
+import { EntitlementService } from './entitlements/entitlement-service.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
@@ -25,10 +26,10 @@ import type { Store } from './store/store.js';
 export const STORE_FILE = 'sprachrohr.sqlite';
 
 /** Opens the embedded store and the key service of a data folder (shared by server and CLI). */
-export function openKeyStore(config: Config): { store: Store; keys: KeyService; accounts: AccountService } {
+export function openKeyStore(config: Config): { store: Store; keys: KeyService; accounts: AccountService; entitlements: EntitlementService } {
   const store = SqliteStore.open(path.join(config.dataDir, STORE_FILE));
   const keys = new KeyService(store.keys, loadKeySecret(config.keySecret, config.dataDir));
-  return { store, keys, accounts: new AccountService(store.accounts) };
+  return { store, keys, accounts: new AccountService(store.accounts), entitlements: new EntitlementService(store.entitlements) };
 }
 
 /**
@@ -69,7 +70,16 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     logger,
     keys,
     engines,
-    meter: new UsageMeter(store.usage, { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds }),
+    meter: new UsageMeter({
+      usage: store.usage,
+      entitlements: store.entitlements,
+      budgets: { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds },
+      rates: config.creditRates,
+      onNotices: (notices) => {
+        for (const { entitlement, percent } of notices)
+          logger.info({ account: entitlement.accountId, entitlement: entitlement.id, percent }, `credit entitlement #${entitlement.id} is ${percent} % used`);
+      },
+    }),
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },

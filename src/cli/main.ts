@@ -6,6 +6,7 @@ import { DIALECT_HELP, dialectCommand } from './dialect.js';
 import { DIALPLAN_HELP, dialplanCommand } from './dialplan.js';
 import { CommandFailure } from './command-failure.js';
 import { ACCOUNTS_HELP, accountsCommand } from './accounts.js';
+import { ENTITLEMENTS_HELP, entitlementsCommand } from './entitlements.js';
 import { KEYS_HELP, keysCommand } from './keys.js';
 import { MODELS_HELP, modelsCommand } from './models.js';
 import { SERVE_HELP, serve } from './serve.js';
@@ -19,15 +20,16 @@ const MAIN_HELP = `sprachrohr — realtime telephony voice gateway and speech AP
 Usage: sprachrohr <command> [options]
 
 Commands:
-  serve     run the speech API (embedded store, no external server)
-  keys      create, list, revoke and rotate API keys
-  accounts  create, list and show the accounts keys act for
-  usage     what an account used, from the billing ledger
-  tts       synthesise text into an audio file through the API
-  stt       transcribe a recording through the API
-  dialect   show how a text is rendered into a Swiss German dialect
-  dialplan  check dialplan files (call flows) before they go live
-  models    list, verify and download recognition models
+  serve         run the speech API (embedded store, no external server)
+  keys          create, list, revoke and rotate API keys
+  accounts      create, list and show the accounts keys act for
+  entitlements  what an account may use: free minutes, commitments, credit
+  usage         what an account used, from the billing ledger
+  tts           synthesise text into an audio file through the API
+  stt           transcribe a recording through the API
+  dialect       show how a text is rendered into a Swiss German dialect
+  dialplan      check dialplan files (call flows) before they go live
+  models        list, verify and download recognition models
 
 Run "sprachrohr <command> --help" for the options of a command.
 `;
@@ -36,6 +38,7 @@ const HELP: Record<string, string> = {
   serve: SERVE_HELP,
   keys: KEYS_HELP,
   accounts: ACCOUNTS_HELP,
+  entitlements: ENTITLEMENTS_HELP,
   usage: USAGE_HELP,
   tts: TTS_HELP,
   stt: STT_HELP,
@@ -67,6 +70,7 @@ async function run(argv: string[]): Promise<number> {
     const commands: Record<string, (argv: string[]) => Promise<string>> = {
       keys: keysCommand,
       accounts: accountsCommand,
+      entitlements: entitlementsCommand,
       usage: usageCommand,
       tts: ttsCommand,
       stt: sttCommand,

@@ -5,6 +5,8 @@ import { openKeyStore } from '../server.js';
 import type { UsageSummaryRow } from '../store/store.js';
 import { billableSeconds, usageReport } from '../usage/usage-report.js';
 import { InvalidWindowError, usageWindow } from '../usage/usage-window.js';
+import { entitlementView } from '../entitlements/entitlement-view.js';
+import { describeLine } from './entitlements.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr usage`. */
@@ -21,8 +23,8 @@ Usage:
            date,environment,direction,mode,requests,audio_seconds,billable_seconds
 
 Without --csv: the window's lines per direction and mode (live traffic, billed),
-the billable total, and the sandbox traffic (never billed), as GET /v1/usage
-reports them. Works on the data folder of SPRACHROHR_DATA_DIR (default ./data),
+the billable total, the sandbox traffic (never billed), as GET /v1/usage reports
+them, and the account's entitlements as they stand now. Works on the data folder of SPRACHROHR_DATA_DIR (default ./data),
 also while the server runs.
 `;
 
@@ -57,7 +59,8 @@ export async function usageCommand(argv: string[]): Promise<string> {
     const account = await accounts.byName(values.account);
     const rows = await store.usage.summary(account.id, window.from.toISOString(), window.to.toISOString());
     if (values.csv) return csvOf(rows);
-    const report = usageReport('cli', window, rows, false, []);
+    const held = (await store.entitlements.list(account.id)).map(entitlementView);
+    const report = usageReport('cli', window, rows, false, held);
     const lines = [
       `${account.name} (${account.id}), ${report.window.from} to ${report.window.to}`,
       'direction  mode      requests  audio seconds  billable seconds',
@@ -72,6 +75,7 @@ export async function usageCommand(argv: string[]): Promise<string> {
       ),
       `billable in all: ${report.window.total_billable_seconds} s`,
       `sandbox (never billed): ${report.window.sandbox.requests} requests, ${report.window.sandbox.audio_seconds.toFixed(3)} s of audio`,
+      ...(held.length === 0 ? ['entitlements: none (use not capped)'] : ['entitlements now:', ...held.map((view) => `  ${describeLine(view)}`)]),
     ];
     return lines.join('\n');
   } catch (error) {

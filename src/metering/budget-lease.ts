@@ -1,11 +1,14 @@
 import type { Principal } from '../auth/authenticate.js';
 import { ApiError, type ErrorFamily } from '../api/errors.js';
+import type { EntitlementCap } from '../entitlements/draw-plan.js';
 import type { UsageKind } from '../store/store.js';
 
 /** What a lease needs from the meter that opened it. */
 export interface LeaseOwner {
   /** Seconds held right now by the key's other open leases in the same direction. */
   heldByOthers(lease: BudgetLease): number;
+  /** Seconds held right now by the other open leases of the key's account (live work), both directions. */
+  heldInAccount(lease: BudgetLease): number;
   /** Writes the ledger entry and tells the other open leases of the key about it. */
   commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void>;
   /** Forgets a lease that ended. */
@@ -14,18 +17,28 @@ export interface LeaseOwner {
   secondsUntilReset(): number;
 }
 
+/** Nothing caps the account: it has no entitlements. */
+const UNCAPPED: EntitlementCap = { seconds: Number.POSITIVE_INFINITY, cutsMidway: false, exhausted: null };
+
 /**
- * The daily audio budget one request or session draws from while it runs (spec 8). The audio
- * is counted as it is produced or received, not only when the request ends: the lease knows
- * what the key had used when it opened, what its other requests and sessions have recorded
- * since, and what they hold now, so parallel work under one key together stays within the
- * budget. Exact within one process (the ledger is written by this process's meter).
+ * The daily audio budget one request or session draws from while it runs (spec 8), and the
+ * account's entitlements (spec 2.9). The audio is counted as it is produced or received, not
+ * only when the request ends: the lease knows what the key had used when it opened, what its
+ * other requests and sessions have recorded since, and what they hold now, so parallel work
+ * under one key together stays within the budget; the same for the account's entitlements
+ * (other keys of the account included). An evaluation allowance cuts work that reaches it; on
+ * credit, work that started completes. Exact within one process (the ledger is written by
+ * this process's meter).
  */
 export class BudgetLease {
   /** Audio this lease has drawn so far. */
   private drawn = 0;
   /** Seconds other leases of the key have recorded since this one read the ledger. */
   recordedByOthers = 0;
+  /** Seconds other leases of the account have recorded since this one read its entitlements. */
+  recordedInAccount = 0;
+  /** What the account's entitlements left when the lease opened. */
+  private cap: EntitlementCap = UNCAPPED;
   private ended = false;
 
   constructor(
@@ -42,9 +55,10 @@ export class BudgetLease {
   /** Seconds the ledger held for the key today when the lease opened. */
   private usedAtOpen = 0;
 
-  /** Takes what the ledger held for the key today (called once by the meter as it opens the lease). */
-  readLedger(usedSeconds: number): void {
+  /** Takes what the ledger held for the key today and what the account's entitlements leave (called once by the meter as it opens the lease). */
+  readLedger(usedSeconds: number, cap: EntitlementCap = UNCAPPED): void {
     this.usedAtOpen = usedSeconds;
+    this.cap = cap;
   }
 
   /** Seconds this lease has drawn. */
@@ -57,13 +71,30 @@ export class BudgetLease {
     return Math.max(0, this.limit - this.usedAtOpen - this.recordedByOthers - this.owner.heldByOthers(this) - this.drawn);
   }
 
+  /** Seconds the account's entitlements leave for this lease now, with the account's other work counted. */
+  get entitled(): number {
+    return this.cap.seconds - this.recordedInAccount - this.owner.heldInAccount(this) - this.drawn;
+  }
+
+  /**
+   * Checks that the work may start: something of the key's budget and of the account's
+   * entitlements is left.
+   * @throws ApiError `*.rate_limited` or `*.entitlement_exhausted` when not.
+   */
+  assertOpen(): void {
+    if (this.entitled <= 0) throw this.unentitled();
+    this.assertRoom(Number.MIN_VALUE);
+  }
+
   /**
    * Checks that `seconds` more would still fit, without drawing them (for a request whose
    * length is known before its work starts).
-   * @throws ApiError `*.rate_limited` (429, Retry-After until midnight UTC) when they would not.
+   * @throws ApiError `*.rate_limited` (429, Retry-After until midnight UTC) or, under an
+   *   evaluation allowance, `*.entitlement_exhausted` when they would not.
    */
   assertRoom(seconds: number): void {
     if (seconds > this.available) throw this.exhausted(seconds);
+    if (this.cap.cutsMidway && seconds > this.entitled) throw this.unentitled();
   }
 
   /**
@@ -75,6 +106,7 @@ export class BudgetLease {
     if (totalSeconds <= this.drawn) return;
     const more = totalSeconds - this.drawn;
     if (more > this.available) throw this.exhausted(more);
+    if (this.cap.cutsMidway && more > this.entitled) throw this.unentitled();
     this.drawn = totalSeconds;
   }
 
@@ -94,6 +126,16 @@ export class BudgetLease {
     if (this.ended) return;
     this.ended = true;
     this.owner.release(this);
+  }
+
+  private unentitled(): ApiError {
+    const left = Math.max(0, this.entitled);
+    const why =
+      this.cap.exhausted ??
+      (left > 0
+        ? `the account's evaluation allowance has ${left.toFixed(1)} s left, less than this work needs`
+        : `the account's entitlements are used up by the work in progress`);
+    return ApiError.of(this.family, 'entitlement_exhausted', `${why}; ask the operator for more (sprachrohr entitlements add or top-up)`);
   }
 
   private exhausted(wanted: number): ApiError {

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/authenticate.js';
 import type { ErrorFamily } from '../api/errors.js';
-import type { UsageKind, UsageRepository, UsageSummaryRow } from '../store/store.js';
+import { capOf } from '../entitlements/draw-plan.js';
+import type { CreditRates, EntitlementNotice, EntitlementRecord, EntitlementRepository, UsageKind, UsageRepository, UsageSummaryRow } from '../store/store.js';
 import type { UsageWindow } from '../usage/usage-window.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 
@@ -27,22 +28,42 @@ export interface DayUsage {
   readonly available: number;
 }
 
+/** What a {@link UsageMeter} works with. */
+export interface UsageMeterOptions {
+  readonly usage: UsageRepository;
+  readonly entitlements: EntitlementRepository;
+  readonly budgets: DailyBudgets;
+  /** Credits an audio second costs per direction, for credit entitlements. */
+  readonly rates: CreditRates;
+  /** Gets the notices a ledger entry made due (credit 80 % and 95 % used). */
+  readonly onNotices?: (notices: readonly EntitlementNotice[]) => void;
+  readonly now?: () => Date;
+}
+
 /**
- * Meters audio seconds per key and day and enforces the daily audio budget (spec 8): a key
- * whose budget is spent gets 429 `*.rate_limited` until midnight UTC. Work draws from the
- * budget through a {@link BudgetLease} as its audio is produced or received, so one long
- * request or session cannot run past the budget. Sandbox keys have their own budget and are
- * recorded as unbilled sandbox traffic.
+ * Meters audio seconds per key and day and enforces the daily audio budget (spec 8) and the
+ * account's entitlements (spec 2.9): a key whose budget is spent gets 429 `*.rate_limited`
+ * until midnight UTC, an account whose entitlements are used up 429 `*.entitlement_exhausted`.
+ * Work draws through a {@link BudgetLease} as its audio is produced or received, so one long
+ * request or session cannot run past the budget or an evaluation allowance. Sandbox keys have
+ * their own budget, are recorded as unbilled sandbox traffic and draw no entitlement.
  */
 export class UsageMeter implements LeaseOwner {
   /** Open leases per key and direction. */
   private readonly open = new Map<string, Set<BudgetLease>>();
+  /** Open live leases per account. */
+  private readonly openInAccount = new Map<string, Set<BudgetLease>>();
+  private readonly usage: UsageRepository;
+  private readonly entitlements: EntitlementRepository;
+  private readonly budgets: DailyBudgets;
+  private readonly now: () => Date;
 
-  constructor(
-    private readonly usage: UsageRepository,
-    private readonly budgets: DailyBudgets,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly options: UsageMeterOptions) {
+    this.usage = options.usage;
+    this.entitlements = options.entitlements;
+    this.budgets = options.budgets;
+    this.now = options.now ?? (() => new Date());
+  }
 
   /** Today's use of a key in one direction (recorded work; work in progress is not counted). */
   async today(principal: Principal, direction: UsageKind['direction']): Promise<DayUsage> {
@@ -50,6 +71,11 @@ export class UsageMeter implements LeaseOwner {
     const limit = this.budgets[principal.environment];
     const used = Math.ceil(totals.audioSeconds);
     return { used, limit, available: Math.max(0, limit - used) };
+  }
+
+  /** An account's entitlements as they stand (spec 2.9). */
+  entitlementsOf(accountId: string): Promise<EntitlementRecord[]> {
+    return this.entitlements.list(accountId);
   }
 
   /** An account's ledger summed per day, environment, direction and mode over `window` (spec 4.12). */
@@ -68,12 +94,18 @@ export class UsageMeter implements LeaseOwner {
     const lease = new BudgetLease(this, principal, direction, family, limit, requestId);
     // The lease joins the key's open leases before the ledger is read: whatever another lease
     // records from now on reaches it, whatever was recorded before is in what it reads.
-    this.leasesOf(slot).add(lease);
+    this.leasesOf(this.open, slot).add(lease);
+    const live = principal.environment === 'live';
+    if (live) this.leasesOf(this.openInAccount, principal.accountId).add(lease);
     try {
-      const totals = await this.usage.dayTotals(principal.keyId, utcDay(this.now()), direction);
-      lease.readLedger(totals.audioSeconds);
+      const now = this.now();
+      const [totals, entitlements] = await Promise.all([
+        this.usage.dayTotals(principal.keyId, utcDay(now), direction),
+        live ? this.entitlements.list(principal.accountId) : Promise.resolve([]),
+      ]);
+      lease.readLedger(totals.audioSeconds, capOf(entitlements, direction, this.options.rates, now.toISOString()));
       // Refused when no second is left; how much the work needs is checked as it runs.
-      lease.assertRoom(Number.MIN_VALUE);
+      lease.assertOpen();
     } catch (error) {
       lease.release();
       throw error;
@@ -88,18 +120,26 @@ export class UsageMeter implements LeaseOwner {
     return held;
   }
 
+  /** {@inheritDoc LeaseOwner.heldInAccount} */
+  heldInAccount(lease: BudgetLease): number {
+    let held = 0;
+    for (const other of this.openInAccount.get(lease.principal.accountId) ?? []) if (other !== lease) held += other.seconds;
+    return held;
+  }
+
   /** {@inheritDoc LeaseOwner.commit} */
   async commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void> {
     for (const other of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) if (other !== lease) other.recordedByOthers += seconds;
+    if (lease.principal.environment === 'live') {
+      for (const other of this.openInAccount.get(lease.principal.accountId) ?? []) if (other !== lease) other.recordedInAccount += seconds;
+    }
     await this.record(lease.principal, lease.requestId, kind, seconds);
   }
 
   /** {@inheritDoc LeaseOwner.release} */
   release(lease: BudgetLease): void {
-    const slot = slotOf(lease.principal, lease.direction);
-    const leases = this.open.get(slot);
-    leases?.delete(lease);
-    if (leases?.size === 0) this.open.delete(slot);
+    forget(this.open, slotOf(lease.principal, lease.direction), lease);
+    forget(this.openInAccount, lease.principal.accountId, lease);
   }
 
   /** {@inheritDoc LeaseOwner.secondsUntilReset} */
@@ -107,25 +147,36 @@ export class UsageMeter implements LeaseOwner {
     return secondsUntilUtcMidnight(this.now());
   }
 
-  private leasesOf(slot: string): Set<BudgetLease> {
-    let leases = this.open.get(slot);
-    if (!leases) this.open.set(slot, (leases = new Set()));
+  private leasesOf(map: Map<string, Set<BudgetLease>>, slot: string): Set<BudgetLease> {
+    let leases = map.get(slot);
+    if (!leases) map.set(slot, (leases = new Set()));
     return leases;
   }
 
   /** Writes one finished piece of work to the ledger, to the millisecond of audio. */
   private async record(principal: Principal, requestId: string, kind: UsageKind, audioSeconds: number): Promise<void> {
-    await this.usage.record({
-      requestId,
-      accountId: principal.accountId,
-      keyId: principal.keyId,
-      environment: principal.environment,
-      recordedAt: this.now().toISOString(),
-      direction: kind.direction,
-      mode: kind.mode,
-      audioSeconds: Math.round(audioSeconds * 1000) / 1000,
-    });
+    const outcome = await this.usage.record(
+      {
+        requestId,
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        environment: principal.environment,
+        recordedAt: this.now().toISOString(),
+        direction: kind.direction,
+        mode: kind.mode,
+        audioSeconds: Math.round(audioSeconds * 1000) / 1000,
+      },
+      this.options.rates,
+    );
+    if (outcome.notices.length > 0) this.options.onNotices?.(outcome.notices);
   }
+}
+
+/** Removes a lease from its set, and the set once empty. */
+function forget(map: Map<string, Set<BudgetLease>>, slot: string, lease: BudgetLease): void {
+  const leases = map.get(slot);
+  leases?.delete(lease);
+  if (leases?.size === 0) map.delete(slot);
 }
 
 function slotOf(principal: Principal, direction: UsageKind['direction']): string {

@@ -2,84 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteAccountRepository } from './sqlite-account-repository.js';
+import { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
 import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
 import { SqliteUsageRepository } from './sqlite-usage-repository.js';
-import type { AccountRepository, ApiKeyChanges, ApiKeyRecord, KeyRepository, RecordingRepository, Store, UsageRepository } from './store.js';
-
-/** Schema migrations, applied in order; the index + 1 is the `user_version` after each. */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE api_keys (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL,
-     environment TEXT NOT NULL CHECK (environment IN ('live', 'sandbox')),
-     fingerprint TEXT NOT NULL UNIQUE,
-     display_prefix TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     revoked_at TEXT,
-     expires_at TEXT,
-     replaced_by TEXT
-   );
-   CREATE TABLE usage_daily (
-     key_id TEXT NOT NULL,
-     environment TEXT NOT NULL,
-     day TEXT NOT NULL,
-     direction TEXT NOT NULL,
-     mode TEXT NOT NULL,
-     requests INTEGER NOT NULL,
-     audio_seconds REAL NOT NULL,
-     PRIMARY KEY (key_id, day, direction, mode)
-   );`,
-  // Voicemails: the index of the WAV files in <data folder>/recordings, newest first by (created_at, id).
-  `CREATE TABLE recordings (
-     id TEXT PRIMARY KEY,
-     call_id TEXT NOT NULL,
-     route TEXT NOT NULL,
-     caller TEXT NOT NULL,
-     called TEXT NOT NULL,
-     language TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     duration_seconds REAL NOT NULL,
-     size_bytes INTEGER NOT NULL,
-     sample_rate_hz INTEGER NOT NULL,
-     ended_by TEXT NOT NULL CHECK (ended_by IN ('silence', 'key', 'max_length', 'hangup')),
-     transcript_status TEXT NOT NULL CHECK (transcript_status IN ('pending', 'done', 'unavailable', 'failed')),
-     transcript_text TEXT,
-     transcript_confidence REAL
-   );
-   CREATE INDEX recordings_by_age ON recordings (created_at, id);`,
-  // Accounts: every key belongs to one; the keys there were go to the default account.
-  `CREATE TABLE accounts (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL UNIQUE,
-     created_at TEXT NOT NULL,
-     webhook_secret TEXT NOT NULL,
-     emails TEXT NOT NULL DEFAULT '[]'
-   );
-   INSERT INTO accounts (id, name, created_at, webhook_secret)
-     VALUES ('acct_default', 'default', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), lower(hex(randomblob(32))));
-   ALTER TABLE api_keys ADD COLUMN account_id TEXT NOT NULL DEFAULT 'acct_default';
-   CREATE INDEX api_keys_by_account ON api_keys (account_id);`,
-  // The ledger: one entry per finished request, job, session or call, unique by request id;
-  // usage_daily stays as each key's day totals beside it (the budget check reads those on
-  // every request). What usage_daily held before becomes one entry per key, day, direction and mode.
-  `CREATE TABLE usage_ledger (
-     request_id TEXT PRIMARY KEY,
-     account_id TEXT NOT NULL,
-     key_id TEXT NOT NULL,
-     environment TEXT NOT NULL CHECK (environment IN ('live', 'sandbox')),
-     direction TEXT NOT NULL CHECK (direction IN ('tts', 'stt')),
-     mode TEXT NOT NULL CHECK (mode IN ('batch', 'realtime')),
-     recorded_at TEXT NOT NULL,
-     requests INTEGER NOT NULL DEFAULT 1,
-     audio_seconds REAL NOT NULL
-   );
-   CREATE INDEX usage_ledger_by_account ON usage_ledger (account_id, recorded_at);
-   INSERT INTO usage_ledger (request_id, account_id, key_id, environment, direction, mode, recorded_at, requests, audio_seconds)
-     SELECT 'before_ledger_' || key_id || '_' || day || '_' || direction || '_' || mode,
-            COALESCE((SELECT account_id FROM api_keys WHERE api_keys.id = usage_daily.key_id), 'acct_default'),
-            key_id, environment, direction, mode, day || 'T00:00:00.000Z', requests, audio_seconds
-     FROM usage_daily;`,
-];
+import { MIGRATIONS } from './sqlite-migrations.js';
+import type {
+  AccountRepository,
+  ApiKeyChanges,
+  ApiKeyRecord,
+  EntitlementRepository,
+  KeyRepository,
+  RecordingRepository,
+  Store,
+  UsageRepository,
+} from './store.js';
 
 interface KeyRow {
   id: string;
@@ -149,6 +85,7 @@ export class SqliteStore implements Store {
   readonly accounts: AccountRepository;
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
+  readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
@@ -160,7 +97,9 @@ export class SqliteStore implements Store {
     this.db = db;
     this.accounts = new SqliteAccountRepository(db);
     this.keys = new SqliteKeyRepository(db);
-    this.usage = new SqliteUsageRepository(db);
+    const entitlements = new SqliteEntitlementRepository(db);
+    this.entitlements = entitlements;
+    this.usage = new SqliteUsageRepository(db, entitlements);
     this.recordings = new SqliteRecordingRepository(db);
     this.walWatch = file ? setInterval(() => this.foldWal(), WAL_CHECK_MS).unref() : null;
   }

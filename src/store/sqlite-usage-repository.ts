@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { LedgerEntry, UsageKind, UsageRepository, UsageSummaryRow, UsageTotals } from './store.js';
+import { noticesCrossed, planDraws } from '../entitlements/draw-plan.js';
+import type { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
+import type { CreditRates, EntitlementNotice, LedgerEntry, RecordOutcome, UsageKind, UsageRepository, UsageSummaryRow, UsageTotals } from './store.js';
 
 interface LedgerRow {
   request_id: string;
@@ -24,7 +26,8 @@ interface SummaryRow {
 /**
  * The ledger in SQLite: an entry per request id (`INSERT OR IGNORE`), and in the same
  * transaction the key's day totals in `usage_daily`, which the budget check reads on every
- * request (a sum over the day's entries would grow with the traffic).
+ * request (a sum over the day's entries would grow with the traffic), and for live traffic the
+ * draws from the account's entitlements.
  */
 export class SqliteUsageRepository implements UsageRepository {
   private readonly insertEntry;
@@ -32,9 +35,13 @@ export class SqliteUsageRepository implements UsageRepository {
   private readonly totals;
   private readonly summaryRows;
   private readonly byRequestId;
-  private readonly recordBoth;
+  private readonly recordAll;
+  private readonly insertDraw;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly entitlements: SqliteEntitlementRepository,
+  ) {
     this.insertEntry = db.prepare(
       `INSERT OR IGNORE INTO usage_ledger (request_id, account_id, key_id, environment, direction, mode, recorded_at, audio_seconds)
        VALUES (@requestId, @accountId, @keyId, @environment, @direction, @mode, @recordedAt, @audioSeconds)`,
@@ -55,15 +62,29 @@ export class SqliteUsageRepository implements UsageRepository {
        GROUP BY day, environment, direction, mode ORDER BY day, environment, direction, mode`,
     );
     this.byRequestId = db.prepare<[string], LedgerRow>('SELECT * FROM usage_ledger WHERE request_id = ?');
-    this.recordBoth = db.transaction((entry: LedgerEntry): boolean => {
-      if (this.insertEntry.run(entry).changes === 0) return false;
+    this.insertDraw = db.prepare<[string, number, number]>('INSERT INTO entitlement_draws (request_id, entitlement_id, amount) VALUES (?, ?, ?)');
+    this.recordAll = db.transaction((entry: LedgerEntry, rates: CreditRates): RecordOutcome => {
+      if (this.insertEntry.run(entry).changes === 0) return { recorded: false, notices: [] };
       this.addToDay.run({ ...entry, day: entry.recordedAt.slice(0, 10) });
-      return true;
+      if (entry.environment !== 'live') return { recorded: true, notices: [] };
+      const notices: EntitlementNotice[] = [];
+      const held = this.entitlements.activeOf(entry.accountId);
+      for (const { entitlement, amount } of planDraws(held, entry.direction, entry.audioSeconds, rates, entry.recordedAt)) {
+        this.insertDraw.run(entry.requestId, entitlement.id, amount);
+        this.entitlements.draw(entitlement.id, amount);
+        const crossed = noticesCrossed(entitlement, amount);
+        if (crossed.length === 0) continue;
+        const noticesSent = [...entitlement.noticesSent, ...crossed];
+        this.entitlements.markNotices(entitlement.id, noticesSent);
+        // One notice for the highest threshold crossed: a draw past 95 % says so once.
+        notices.push({ entitlement: { ...entitlement, used: entitlement.used + amount, noticesSent }, percent: Math.max(...crossed) });
+      }
+      return { recorded: true, notices };
     });
   }
 
-  async record(entry: LedgerEntry): Promise<boolean> {
-    return this.recordBoth(entry);
+  async record(entry: LedgerEntry, rates: CreditRates): Promise<RecordOutcome> {
+    return this.recordAll(entry, rates);
   }
 
   async dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals> {

@@ -103,13 +103,73 @@ export interface UsageSummaryRow extends UsageKind, UsageTotals {
   readonly environment: Environment;
 }
 
+/** What an entitlement allows: free minutes, a commitment trued up later, or prepaid credit (spec 2.9). */
+export type EntitlementKind = 'evaluation' | 'committed' | 'credit';
+
+/** An allowance of an account (spec 2.9 `entitlements[]`, 8). */
+export interface EntitlementRecord {
+  readonly id: number;
+  readonly accountId: string;
+  readonly kind: EntitlementKind;
+  readonly direction: UsageKind['direction'] | 'any';
+  /** Seconds granted (evaluation, committed); null for credit. */
+  readonly grantedSeconds: number | null;
+  /** Credits granted, top-ups included (credit); null otherwise. */
+  readonly grantedCredits: number | null;
+  /** Seconds drawn (evaluation, committed), credits drawn (credit). */
+  readonly used: number;
+  /** ISO 8601 UTC; null: no end. */
+  readonly validUntil: string | null;
+  /** `hard`: refuses when used up; `soft`: never refuses, only notices. */
+  readonly enforcement: 'hard' | 'soft';
+  readonly createdAt: string;
+  /** Which used-share notices (80, 95 per cent) have gone out. */
+  readonly noticesSent: readonly number[];
+}
+
+/** An entitlement to add; id, use and notices are the store's. */
+export type NewEntitlement = Omit<EntitlementRecord, 'id' | 'used' | 'noticesSent'>;
+
+/** Credits one audio second costs, per direction. */
+export interface CreditRates {
+  readonly tts: number;
+  readonly stt: number;
+}
+
+/** An entitlement whose use crossed a notice threshold with a ledger entry: a notice is due. */
+export interface EntitlementNotice {
+  readonly entitlement: EntitlementRecord;
+  /** The threshold crossed, per cent used (80 or 95). */
+  readonly percent: number;
+}
+
+/** An account's entitlements. */
+export interface EntitlementRepository {
+  insert(entitlement: NewEntitlement): Promise<EntitlementRecord>;
+  findById(id: number): Promise<EntitlementRecord | undefined>;
+  /** The account's entitlements that were not removed, oldest first. */
+  list(accountId: string): Promise<EntitlementRecord[]>;
+  /** Adds credits to a credit entitlement's grant. */
+  topUp(id: number, credits: number): Promise<void>;
+  /** Removes an entitlement (its draws stay in the ledger's history); false when there was none. */
+  remove(id: number): Promise<boolean>;
+}
+
+/** What writing a ledger entry did. */
+export interface RecordOutcome {
+  /** False when an entry with that request id was there already: nothing changed. */
+  readonly recorded: boolean;
+  /** Notices that became due with it (each goes out once: the store marks it sent). */
+  readonly notices: readonly EntitlementNotice[];
+}
+
 /** The metering ledger, with each key's totals per day kept beside it. */
 export interface UsageRepository {
   /**
-   * Writes a ledger entry and adds it to its key's day totals, both or neither.
-   * @returns false when an entry with that request id was there already (nothing changed).
+   * Writes a ledger entry, adds it to its key's day totals and, for live traffic, draws it from
+   * the account's entitlements (in the order of `planDraws`), all or nothing.
    */
-  record(entry: LedgerEntry): Promise<boolean>;
+  record(entry: LedgerEntry, rates: CreditRates): Promise<RecordOutcome>;
   /** What a key used on one day in one direction (all modes). */
   dayTotals(keyId: string, day: string, direction: UsageKind['direction']): Promise<UsageTotals>;
   /** An account's entries from `from` (inclusive) to `to` (exclusive), ISO 8601 UTC, summed per day, environment, direction and mode; ordered by day. */
@@ -176,6 +236,7 @@ export interface Store {
   readonly accounts: AccountRepository;
   readonly keys: KeyRepository;
   readonly usage: UsageRepository;
+  readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   close(): Promise<void>;
 }

@@ -17,7 +17,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
-    for (const command of ['serve', 'keys', 'accounts', 'usage', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
+    for (const command of ['serve', 'keys', 'accounts', 'entitlements', 'usage', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
@@ -109,7 +109,46 @@ describe('sprachrohr accounts', () => {
     expect(listed.every((entry) => entry.webhook_secret === undefined)).toBe(true);
   });
 
+  it('gives a new account its evaluation allowance, and manages entitlements', async () => {
+    const created = JSON.parse((await runCli(['accounts', 'create', 'bern-shop', '--json'], env)).stdout);
+    expect(created.entitlements).toEqual([
+      expect.objectContaining({ kind: 'evaluation', direction: 'any', granted_seconds: 3600, used_seconds: 0, remaining_seconds: 3600, enforcement: 'hard' }),
+    ]);
+    const bare = JSON.parse((await runCli(['accounts', 'create', 'own-use', '--no-evaluation', '--json'], env)).stdout);
+    expect(bare.entitlements).toEqual([]);
+    const added = await runCli(
+      ['entitlements', 'add', '--account', 'bern-shop', '--kind', 'credit', '--direction', 'tts', '--credits', '500', '--valid-until', '2099-12-31', '--json'],
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const credit = JSON.parse(added.stdout);
+    expect(credit).toMatchObject({ kind: 'credit', direction: 'tts', unit: 'credits', granted_credits: 500, valid_until: '2100-01-01T00:00:00.000Z' });
+    const toppedUp = await runCli(['entitlements', 'top-up', String(credit.id), '--credits', '250'], env);
+    expect(toppedUp.stdout).toMatch(/0 of 750 credits used/);
+    const listed = JSON.parse((await runCli(['entitlements', 'list', '--account', 'bern-shop', '--json'], env)).stdout);
+    expect(listed.map((entry: { kind: string }) => entry.kind)).toEqual(['evaluation', 'credit']);
+    expect((await runCli(['entitlements', 'remove', String(listed[0].id)], env)).stdout).toContain(`Removed entitlement #${listed[0].id}`);
+    expect((await runCli(['entitlements', 'list', '--account', 'bern-shop'], env)).stdout).toMatch(/^#\d+ +credit +tts +hard +0 of 750 credits used/);
+    expect((await runCli(['usage', '--account', 'bern-shop'], env)).stdout).toMatch(/entitlements now:\n +#\d+ +credit/);
+    expect((await runCli(['entitlements', 'list', '--account', 'own-use'], env)).stdout).toContain('no entitlements: its use is not capped');
+  });
+
   const refusals: Array<[string, string[], RegExp]> = [
+    [
+      'an entitlement of no kind',
+      ['entitlements', 'add', '--account', 'default', '--kind', 'gift', '--seconds', '5'],
+      /--kind must be evaluation, committed or credit/,
+    ],
+    ['credit in seconds', ['entitlements', 'add', '--account', 'default', '--kind', 'credit', '--seconds', '5'], /granted in --credits/],
+    ['a hard commitment', ['entitlements', 'add', '--account', 'default', '--kind', 'committed', '--seconds', '5', '--enforcement', 'hard'], /never refuses/],
+    [
+      'an end in the past',
+      ['entitlements', 'add', '--account', 'default', '--kind', 'evaluation', '--seconds', '5', '--valid-until', '2020-01-01'],
+      /has passed/,
+    ],
+    ['an amount that is not a number', ['entitlements', 'add', '--account', 'default', '--kind', 'evaluation', '--seconds', 'lots'], /takes a number/],
+    ['a top-up of an unknown entitlement', ['entitlements', 'top-up', '999', '--credits', '5'], /no entitlement #999/],
+    ['a top-up without an id', ['entitlements', 'top-up', '--credits', '5'], /needs the entitlement's ID/],
     ['a name with capitals and spaces', ['accounts', 'create', 'Zurich Utility'], /an account name is 1 to 63 characters/],
     ['a name taken', ['accounts', 'create', 'default'], /already an account "default"/],
     ['an address that is not one', ['accounts', 'create', 'bern', '--email', 'nobody'], /"nobody" is not an e-mail address/],

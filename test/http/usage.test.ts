@@ -25,10 +25,14 @@ function usage(query = '', key: string | null = t.liveKey) {
 }
 
 let entries = 0;
+const RATES = { tts: 1, stt: 1 };
 /** A live entry of the default account, as a finished request writes it. */
 async function ledger(at: string, direction: LedgerEntry['direction'], mode: LedgerEntry['mode'], audioSeconds: number, accountId = DEFAULT_ACCOUNT_ID) {
   const keyId = (await t.store.keys.list()).find((key) => key.environment === 'live')!.id;
-  return t.store.usage.record({ requestId: `req_test_${entries++}`, accountId, keyId, environment: 'live', direction, mode, recordedAt: at, audioSeconds });
+  return t.store.usage.record(
+    { requestId: `req_test_${entries++}`, accountId, keyId, environment: 'live', direction, mode, recordedAt: at, audioSeconds },
+    RATES,
+  );
 }
 
 /** A breakdown line of a report's window or of one of its days. */
@@ -126,8 +130,8 @@ describe('GET /v1/usage', () => {
       recordedAt: '2026-09-09T09:09:09.000Z',
       audioSeconds: 4,
     };
-    expect(await t.store.usage.record(entry)).toBe(true);
-    expect(await t.store.usage.record({ ...entry, audioSeconds: 99 })).toBe(false);
+    expect((await t.store.usage.record(entry, RATES)).recorded).toBe(true);
+    expect((await t.store.usage.record({ ...entry, audioSeconds: 99 }, RATES)).recorded).toBe(false);
     expect(await t.store.usage.dayTotals('key_x', '2026-09-09', 'tts')).toEqual({ requests: 1, audioSeconds: 4 });
     expect((await t.store.usage.findByRequestId('req_once'))?.audioSeconds).toBe(4);
     const body = (await usage('?from=2026-09-09&to=2026-09-09')).json();

@@ -26,16 +26,19 @@ let written = 0;
 
 async function burst(store: SqliteStore, writes: number): Promise<void> {
   for (let i = 0; i < writes; i++) {
-    await store.usage.record({
-      requestId: `req_${written++}`,
-      accountId: 'acct_default',
-      keyId: `key-${i % 5000}`,
-      environment: 'live',
-      recordedAt: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00.000Z`,
-      direction: 'tts',
-      mode: 'batch',
-      audioSeconds: 1.5,
-    });
+    await store.usage.record(
+      {
+        requestId: `req_${written++}`,
+        accountId: 'acct_default',
+        keyId: `key-${i % 5000}`,
+        environment: 'live',
+        recordedAt: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00.000Z`,
+        direction: 'tts',
+        mode: 'batch',
+        audioSeconds: 1.5,
+      },
+      { tts: 1, stt: 1 },
+    );
   }
 }
 
