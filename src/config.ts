@@ -3,6 +3,7 @@
  * Nothing else in the process reads `process.env`.
  */
 import { ConfigError, decimal, integer, text, type Env } from './config-values.js';
+import { loadNoticeConfig, NOTICE_CONFIG_VARIABLES, type NoticeConfig } from './entitlements/notice-config.js';
 import type { CreditRates } from './store/store.js';
 import { loadRecordingsConfig, RECORDINGS_CONFIG_VARIABLES, type RecordingsConfig } from './recordings/recordings-config.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
@@ -74,6 +75,8 @@ export interface Config {
   readonly creditRates: CreditRates;
   /** The evaluation allowance a new account gets, in audio seconds; 0 for none. */
   readonly evaluationSeconds: number;
+  /** Where credit notices go. */
+  readonly notices: NoticeConfig;
   /** The SIP/RTP side. */
   readonly telephony: TelephonyConfig;
 }
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
       stt: decimal(env, 'SPRACHROHR_CREDITS_PER_STT_SECOND', 1, 0, 1_000_000),
     },
     evaluationSeconds: integer(env, 'SPRACHROHR_EVALUATION_SECONDS', 3600, 0, 1_000_000_000),
+    notices: loadNoticeConfig(env),
     telephony: loadTelephonyConfig(env),
   };
 }
@@ -183,6 +187,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
+  ...NOTICE_CONFIG_VARIABLES,
   ...RECORDINGS_CONFIG_VARIABLES,
   ...TELEPHONY_CONFIG_VARIABLES,
 ];

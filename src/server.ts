@@ -16,6 +16,7 @@ import { Admission, httpLimits, realtimeLimits } from './api/admission.js';
 import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
 import { EntitlementService } from './entitlements/entitlement-service.js';
+import { NoticeMailer } from './entitlements/notice-mailer.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
@@ -65,20 +66,19 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
  * the engines and the store.
  */
 export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
+  const notices = new NoticeMailer(config.notices, store.accounts, logger.child({ part: 'notices' }));
   return {
     config,
     logger,
     keys,
     engines,
+    notices,
     meter: new UsageMeter({
       usage: store.usage,
       entitlements: store.entitlements,
       budgets: { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds },
       rates: config.creditRates,
-      onNotices: (notices) => {
-        for (const { entitlement, percent } of notices)
-          logger.info({ account: entitlement.accountId, entitlement: entitlement.id, percent }, `credit entitlement #${entitlement.id} is ${percent} % used`);
-      },
+      onNotices: (due) => notices.notify(due),
     }),
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
@@ -127,6 +127,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   } catch (error) {
     await app.close();
     await services.recordings.close();
+    await services.notices.close();
     await engines.close();
     await store.close();
     throw error;
@@ -150,6 +151,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           clearTimeout(timer);
           // After the calls (which save recordings) and before the recognisers and the store it uses.
           await services.recordings.close();
+          await services.notices.close();
           await engines.close();
           await store.close();
         }

@@ -6,6 +6,8 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, keySecret: null, logLevel: 'info', publicBaseUrl: null });
     expect(config.dataDir).toMatch(/data$/);
+    expect(config).toMatchObject({ evaluationSeconds: 3600, creditRates: { tts: 1, stt: 1 }, notices: { smtpUrl: null } });
+    expect(loadConfig({ SPRACHROHR_CREDITS_PER_STT_SECOND: '0.25' }).creditRates.stt).toBe(0.25);
   });
 
   const bad: Array<[string, string, RegExp]> = [
@@ -16,6 +18,10 @@ describe('configuration', () => {
     ['SPRACHROHR_PUBLIC_BASE_URL', 'ftp://x', /SPRACHROHR_PUBLIC_BASE_URL/],
     ['SPRACHROHR_MAX_IN_FLIGHT', '0', /SPRACHROHR_MAX_IN_FLIGHT: must be between 1/],
     ['SPRACHROHR_SHUTDOWN_GRACE_MS', '-1', /SPRACHROHR_SHUTDOWN_GRACE_MS/],
+    ['SPRACHROHR_SMTP_URL', 'mail.example.ch', /SPRACHROHR_SMTP_URL: must be a URL/],
+    ['SPRACHROHR_SMTP_URL', 'http://mail.example.ch', /must start with smtp:\/\/ or smtps:\/\//],
+    ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'two', /must be a decimal number/],
+    ['SPRACHROHR_EVALUATION_SECONDS', '-5', /SPRACHROHR_EVALUATION_SECONDS: must be a whole number/],
   ];
   for (const [name, value, message] of bad) {
     it(`names ${name} when it is ${value}`, () => {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
 import type { KeyService } from '../auth/key-service.js';
 import type { Config } from '../config.js';
+import type { NoticeMailer } from '../entitlements/notice-mailer.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { Admission } from './admission.js';
@@ -24,4 +25,6 @@ export interface AppServices {
   readonly stats: ProcessStats;
   /** Voicemail recordings: what calls save and `/v1/recordings` serves. */
   readonly recordings: RecordingService;
+  /** Credit notices by e-mail; closed with the service. */
+  readonly notices: NoticeMailer;
 }
