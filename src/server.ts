@@ -17,6 +17,7 @@ import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
 import { EntitlementService } from './entitlements/entitlement-service.js';
 import { NoticeMailer } from './entitlements/notice-mailer.js';
+import { CallMeter } from './metering/call-meter.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
@@ -122,6 +123,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), {
           recordings: services.recordings,
           webhookSecret: config.recordings.secret,
+          metering: new CallMeter({
+            accounts: store.accounts,
+            entitlements: store.entitlements,
+            usage: store.usage,
+            rates: config.creditRates,
+            onNotices: (due) => services.notices.notify(due),
+          }),
         })
       : null;
   } catch (error) {

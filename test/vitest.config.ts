@@ -11,7 +11,7 @@ const UNIT = [
   'test/auth/**/*.test.ts',
   'test/config.test.ts',
   'test/dialplan/**/*.test.ts',
-  'test/entitlements/draw-plan.test.ts',
+  'test/entitlements/*.test.ts',
   'test/engine/{dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
   'test/speech/**/*.test.ts',
   'test/store/**/*.test.ts',

@@ -93,6 +93,13 @@ export const DIALPLAN_DEFAULTS = {
     it: 'Scusi, si è verificato un problema tecnico. Vi preghiamo di richiamare più tardi.',
     en: 'Sorry, something went wrong on our side. Please call again later.',
   },
+  /** What a call hears before it is ended because its account's entitlements are used up. */
+  usedUp: {
+    de: 'Entschuldigung, das Guthaben für diesen Dienst ist aufgebraucht. Auf Wiederhören.',
+    fr: 'Pardon, le crédit de ce service est épuisé. Au revoir.',
+    it: 'Scusi, il credito di questo servizio è esaurito. Arrivederci.',
+    en: 'Sorry, the credit for this service is used up. Goodbye.',
+  },
   /** The prompts a menu or gather says on no input / no match, per language, unless the step gives its own. */
   sorry: {
     de: { no_input: 'Entschuldigung, ich habe nichts gehört.', no_match: 'Entschuldigung, das habe ich nicht verstanden.' },
@@ -106,6 +113,12 @@ export const DIALPLAN_DEFAULTS = {
 export function botFailedPrompt(language: string): string {
   const base = language.toLowerCase().split('-')[0]! as keyof typeof DIALPLAN_DEFAULTS.botFailed;
   return DIALPLAN_DEFAULTS.botFailed[base] ?? DIALPLAN_DEFAULTS.botFailed.en;
+}
+
+/** What a call hears before it is ended for used-up entitlements, for a language code (`de-CH` takes `de`'s; English for others). */
+export function usedUpPrompt(language: string): string {
+  const base = language.toLowerCase().split('-')[0]! as keyof typeof DIALPLAN_DEFAULTS.usedUp;
+  return DIALPLAN_DEFAULTS.usedUp[base] ?? DIALPLAN_DEFAULTS.usedUp.en;
 }
 
 /** The default "sorry" prompts for a language code (`de-CH` takes `de`'s; English for others). */

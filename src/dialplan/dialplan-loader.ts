@@ -39,6 +39,8 @@ export interface LoadedRoute extends DialplanRoute {
    * file names none. Never log it.
    */
   readonly webhookSecret?: string;
+  /** The account the file's calls are metered for (its `account`); absent: the default account. */
+  readonly account?: string;
 }
 
 /** How dialplans are loaded. */
@@ -221,7 +223,7 @@ export function checkDialplan(file: string, text: string, options: DialplanLoadO
         'this step closes a loop in which no step listens (listen, menu, gather or record): the call would go round without the caller',
       );
     for (const index of flow.unreachable) warnings.push(at([...base, 'steps', index], `warning: step ${index + 1} is never reached`));
-    return { ...route, file, ...(webhookSecret !== undefined ? { webhookSecret } : {}) };
+    return { ...route, file, ...(webhookSecret !== undefined ? { webhookSecret } : {}), ...(plan.account !== undefined ? { account: plan.account } : {}) };
   });
   return { routes, warnings };
 }

@@ -73,6 +73,13 @@ export const DialplanRouteSchema = Type.Object(
 export const DialplanFileSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
+    account: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+        description:
+          "the account (sprachrohr accounts) whose entitlements this file's calls draw from and whose usage they count in (default: the default account)",
+      }),
+    ),
     webhook_secret_env: Type.Optional(
       Type.String({
         pattern: '^[A-Z_][A-Z0-9_]*$',

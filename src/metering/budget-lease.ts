@@ -71,6 +71,19 @@ export class BudgetLease {
     return Math.max(0, this.limit - this.usedAtOpen - this.recordedByOthers - this.owner.heldByOthers(this) - this.drawn);
   }
 
+  /**
+   * Takes the account's entitlements as they stand now (the meter's minute check of work on
+   * credit, which otherwise runs to its end): once they leave nothing for this lease, its next
+   * draw is refused, so a realtime session on used-up credit ends within a minute.
+   */
+  recheck(cap: EntitlementCap): void {
+    if (this.ended) return;
+    // A fresh read includes what the account's other work has recorded since the lease opened.
+    this.recordedInAccount = 0;
+    this.cap = cap;
+    if (this.entitled <= 0) this.cap = { ...cap, cutsMidway: true, exhausted: cap.exhausted ?? "the account's credit is used up" };
+  }
+
   /** Seconds the account's entitlements leave for this lease now, with the account's other work counted. */
   get entitled(): number {
     return this.cap.seconds - this.recordedInAccount - this.owner.heldInAccount(this) - this.drawn;

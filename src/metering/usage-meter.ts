@@ -38,7 +38,12 @@ export interface UsageMeterOptions {
   /** Gets the notices a ledger entry made due (credit 80 % and 95 % used). */
   readonly onNotices?: (notices: readonly EntitlementNotice[]) => void;
   readonly now?: () => Date;
+  /** How often work on credit is checked against the account's entitlements again (default a minute). */
+  readonly recheckMs?: number;
 }
+
+/** How often work that is not cut at its cap (credit) is checked again: long sessions end within this once the credit is gone. */
+export const ENTITLEMENT_RECHECK_MS = 60_000;
 
 /**
  * Meters audio seconds per key and day and enforces the daily audio budget (spec 8) and the
@@ -53,6 +58,8 @@ export class UsageMeter implements LeaseOwner {
   private readonly open = new Map<string, Set<BudgetLease>>();
   /** Open live leases per account. */
   private readonly openInAccount = new Map<string, Set<BudgetLease>>();
+  /** The minute checks of open leases on credit. */
+  private readonly rechecks = new Map<BudgetLease, NodeJS.Timeout>();
   private readonly usage: UsageRepository;
   private readonly entitlements: EntitlementRepository;
   private readonly budgets: DailyBudgets;
@@ -103,14 +110,29 @@ export class UsageMeter implements LeaseOwner {
         this.usage.dayTotals(principal.keyId, utcDay(now), direction),
         live ? this.entitlements.list(principal.accountId) : Promise.resolve([]),
       ]);
-      lease.readLedger(totals.audioSeconds, capOf(entitlements, direction, this.options.rates, now.toISOString()));
+      const cap = capOf(entitlements, direction, this.options.rates, now.toISOString());
+      lease.readLedger(totals.audioSeconds, cap);
       // Refused when no second is left; how much the work needs is checked as it runs.
       lease.assertOpen();
+      if (Number.isFinite(cap.seconds) && !cap.cutsMidway) this.recheckEvery(lease);
     } catch (error) {
       lease.release();
       throw error;
     }
     return lease;
+  }
+
+  /** Checks a lease on credit against the account's entitlements again, every {@link UsageMeterOptions.recheckMs}, until it ends. */
+  private recheckEvery(lease: BudgetLease): void {
+    const timer = setInterval(() => {
+      void this.entitlements
+        .list(lease.principal.accountId)
+        .then((entitlements) => lease.recheck(capOf(entitlements, lease.direction, this.options.rates, this.now().toISOString())))
+        // A store that cannot be read now is read at the next check.
+        .catch(() => undefined);
+    }, this.options.recheckMs ?? ENTITLEMENT_RECHECK_MS);
+    timer.unref();
+    this.rechecks.set(lease, timer);
   }
 
   /** {@inheritDoc LeaseOwner.heldByOthers} */
@@ -138,6 +160,8 @@ export class UsageMeter implements LeaseOwner {
 
   /** {@inheritDoc LeaseOwner.release} */
   release(lease: BudgetLease): void {
+    clearInterval(this.rechecks.get(lease));
+    this.rechecks.delete(lease);
     forget(this.open, slotOf(lease.principal, lease.direction), lease);
     forget(this.openInAccount, lease.principal.accountId, lease);
   }

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
+import type { CallMetering } from '../metering/call-meter.js';
 import { DialplanLibrary } from '../dialplan/dialplan-library.js';
 import type { CallDialog } from './call/call-dialog.js';
 import { CallSession, type CallUsage, type RecordingSink } from './call/call-session.js';
@@ -40,12 +41,18 @@ export interface TelephonyParts {
   readonly webhookSecret?: string | null;
   /** SIP timers (tests shorten them). */
   readonly timers?: SipTimers;
+  /** Meters calls for their dialplans' accounts and holds them to the accounts' entitlements; absent: calls are not metered. */
+  readonly metering?: CallMetering;
+  /** How often a running call is checked against its entitlements (tests shorten it; default a minute). */
+  readonly allowanceCheckMs?: number;
 }
 
 /** What every call is given besides the engines and the media. */
 interface CallParts {
   readonly recordings: RecordingSink;
   readonly webhookSecret: string | null;
+  readonly metering: CallMetering | null;
+  readonly allowanceCheckMs?: number;
 }
 
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
@@ -88,7 +95,13 @@ export class TelephonyService {
     const media = new MediaThread({ host: config.host, rtpPorts: config.rtpPorts, logger });
     await media.start();
     try {
-      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, { recordings, webhookSecret }, timers);
+      const callParts: CallParts = {
+        recordings,
+        webhookSecret,
+        metering: parts.metering ?? null,
+        ...(parts.allowanceCheckMs !== undefined ? { allowanceCheckMs: parts.allowanceCheckMs } : {}),
+      };
+      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers);
       dialplans.watch();
       return service;
     } catch (error) {
@@ -192,6 +205,8 @@ export class TelephonyService {
             codecs: this.config.codecs,
             recordings: this.callParts.recordings,
             webhookSecret: this.callParts.webhookSecret,
+            metering: this.callParts.metering,
+            ...(this.callParts.allowanceCheckMs !== undefined ? { allowanceCheckMs: this.callParts.allowanceCheckMs } : {}),
             placeCall: this.placeCall,
           });
         } catch (error) {

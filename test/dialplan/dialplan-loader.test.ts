@@ -58,7 +58,13 @@ describe('dialplan loader', () => {
     ['a duplicate step id', plan('      - id: a\n        answer: {}\n      - id: a\n        hangup: {}\n'), /step id "a" is used twice/, 9],
     ['an unknown voice in a say step', plan('      - say:\n          text: hi\n          voice: nobody\n'), /unknown voice "nobody"/, 9],
     ['an empty step list', plan('').replace('    steps:\n', '    steps: []\n'), /steps must NOT have fewer than 1 items/, 6],
+    ['an account name that is none', plan('      - hangup: {}\n').replace('name: t\n', 'name: t\naccount: Big Co\n'), /account must match pattern/, 2],
   ];
+  it("gives every route the file's account", () => {
+    const routes = parseDialplan('t.yaml', plan('      - hangup: {}\n').replace('name: t\n', 'name: t\naccount: zurich-utility\n'));
+    expect(routes[0]!.account).toBe('zurich-utility');
+    expect(parseDialplan('t.yaml', plan('      - hangup: {}\n'))[0]!.account).toBeUndefined();
+  });
   for (const [name, text, message, line] of cases) {
     it(`stops at ${name}, naming the file and line`, () => {
       const error = problem(text);

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Env } from '../../src/config-values.js';
 import { startEngines } from '../../src/server.js';
 import type { SipTimers } from '../../src/telephony/sip/sip-transactions.js';
+import type { CallMetering } from '../../src/metering/call-meter.js';
 import { RecordingService } from '../../src/recordings/recording-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
@@ -33,6 +34,8 @@ export interface StartedTelephony {
   readonly recordings: RecordingService;
   /** The temporary folder holding the dialplan; a test may keep its own files there. */
   readonly dir: string;
+  /** The store in that folder (recordings' index, and the ledger when calls are metered). */
+  readonly store: SqliteStore;
   close(): Promise<void>;
 }
 
@@ -40,7 +43,11 @@ export interface StartedTelephony {
  * Starts a service with `dialplan` (YAML) as its only dialplan; `env` adds or overrides
  * variables (give every test its own `SPRACHROHR_RTP_PORTS` range: files run in parallel).
  */
-export async function startTelephony(dialplan: string, env: Env, options: { logger?: Logger; timers?: SipTimers } = {}): Promise<StartedTelephony> {
+export async function startTelephony(
+  dialplan: string,
+  env: Env,
+  options: { logger?: Logger; timers?: SipTimers; metering?: (store: SqliteStore) => CallMetering; allowanceCheckMs?: number } = {},
+): Promise<StartedTelephony> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
   await fs.writeFile(path.join(dir, 'test.yaml'), dialplan);
   const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', ...env, SPRACHROHR_DIALPLANS_DIR: dir });
@@ -58,6 +65,8 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
     recordings,
     webhookSecret: config.recordings.secret,
     ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.metering ? { metering: options.metering(store) } : {}),
+    ...(options.allowanceCheckMs !== undefined ? { allowanceCheckMs: options.allowanceCheckMs } : {}),
   }).catch(async (error: unknown) => {
     await recordings.close();
     await store.close();
@@ -69,6 +78,7 @@ export async function startTelephony(dialplan: string, env: Env, options: { logg
     engines,
     recordings,
     dir,
+    store,
     close: async () => {
       await service.close();
       await recordings.close();
