@@ -17,12 +17,17 @@ import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
 import { EntitlementService } from './entitlements/entitlement-service.js';
 import { NoticeMailer } from './entitlements/notice-mailer.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { JobService } from './jobs/job-service.js';
 import { CallMeter } from './metering/call-meter.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
+
+/** The folder, in the data folder, of the jobs' results. */
+const JOBS_FOLDER = 'jobs';
 
 /** Name of the embedded store's file in the data folder. */
 export const STORE_FILE = 'sprachrohr.sqlite';
@@ -63,24 +68,27 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
 
 /**
  * Builds the services the HTTP API runs on, over an opened store and started engines. Their
- * owner starts the recordings' upkeep (`services.recordings.start()`) and closes them before
- * the engines and the store.
+ * owner starts the recordings' upkeep (`services.recordings.start()`) and the job runner
+ * (`services.jobs.runner.start()`), and closes them before the engines and the store.
  */
 export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
   const notices = new NoticeMailer(config.notices, store.accounts, logger.child({ part: 'notices' }));
+  const meter = new UsageMeter({
+    usage: store.usage,
+    entitlements: store.entitlements,
+    budgets: { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds },
+    rates: config.creditRates,
+    onNotices: (due) => notices.notify(due),
+  });
+  const runner = new JobRunner({ jobs: store.jobs, engines, meter, folder: path.join(config.dataDir, JOBS_FOLDER), logger: logger.child({ part: 'jobs' }) });
   return {
     config,
     logger,
     keys,
     engines,
     notices,
-    meter: new UsageMeter({
-      usage: store.usage,
-      entitlements: store.entitlements,
-      budgets: { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds },
-      rates: config.creditRates,
-      onNotices: (due) => notices.notify(due),
-    }),
+    meter,
+    jobs: new JobService(store.jobs, engines, runner),
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
@@ -141,6 +149,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   services.recordings.start();
+  await services.jobs.runner.start();
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -159,6 +168,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           clearTimeout(timer);
           // After the calls (which save recordings) and before the recognisers and the store it uses.
           await services.recordings.close();
+          await services.jobs.runner.stop();
           await services.notices.close();
           await engines.close();
           await store.close();

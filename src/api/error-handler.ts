@@ -45,7 +45,9 @@ function fromValidation(issues: ValidationIssue[], family: ErrorFamily, table: F
   }
   // A list's items share one entry: `/phrases/12` is looked up as `/phrases/*` too.
   const codes = table?.[field] ?? table?.[field.replace(/\/\d+(?=\/|$)/g, '/*')];
-  const code: ErrorCode = codes?.[issue.keyword] ?? codes?.['*'] ?? (`${family}.invalid_request` as ErrorCode);
+  // A missing field is looked up by name first (`required:text`), then as any missing field.
+  const byName = issue.keyword === 'required' ? codes?.[`required:${String(issue.params['missingProperty'])}`] : undefined;
+  const code: ErrorCode = byName ?? codes?.[issue.keyword] ?? codes?.['*'] ?? (`${family}.invalid_request` as ErrorCode);
   return new ApiError(code, detail);
 }
 

@@ -68,7 +68,8 @@ export type SynthesisRequestBody = Static<typeof SynthesisRequestSchema>;
 /**
  * Error code per request field and failed schema keyword; `*` is the field's default.
  * Keys are JSON pointers of the field (`/speed`), `''` for the body itself; `*` in place of
- * an index stands for every item of a list (`/phrases/*`).
+ * an index stands for every item of a list (`/phrases/*`). Inner keys are a schema keyword
+ * (`maxLength`), `required:<field>` for one missing field, or `*`.
  */
 export type FieldErrorCodes = Readonly<Record<string, Readonly<Record<string, ErrorCode>>>>;
 
@@ -86,7 +87,7 @@ const TEXT_CODES: FieldErrorCodes[string] = { '*': 'tts.invalid_request', minLen
 
 /** How schema failures of a synthesis request map to error codes (spec 7). */
 export const SYNTHESIS_FIELD_ERRORS: FieldErrorCodes = {
-  '': { '*': 'tts.invalid_request', required: 'tts.text_required' },
+  '': { '*': 'tts.invalid_request', 'required:text': 'tts.text_required' },
   '/text': TEXT_CODES,
   ...SYNTHESIS_FIELD_CODES,
   '/format': { '*': 'tts.unsupported_format' },

@@ -3,6 +3,7 @@ import type { EngineRegistry } from '../../engine/registry.js';
 import type { KeyService } from '../auth/key-service.js';
 import type { Config } from '../config.js';
 import type { NoticeMailer } from '../entitlements/notice-mailer.js';
+import type { JobService } from '../jobs/job-service.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { Admission } from './admission.js';
@@ -27,4 +28,6 @@ export interface AppServices {
   readonly recordings: RecordingService;
   /** Credit notices by e-mail; closed with the service. */
   readonly notices: NoticeMailer;
+  /** Asynchronous synthesis jobs; their runner is started and stopped by the service's owner. */
+  readonly jobs: JobService;
 }

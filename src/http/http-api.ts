@@ -14,6 +14,7 @@ import { authenticate } from '../auth/authenticate.js';
 import { LIMITS } from '../catalog/limits.js';
 import { BodyArrivals } from './body-arrivals.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
+import { registerJobRoutes } from './routes/jobs.js';
 import { registerPrewarmRoutes } from './routes/prewarm.js';
 import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
@@ -52,4 +53,5 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   registerDiscoveryRoutes(app, services);
   registerRecordingRoutes(app, services);
   registerUsageRoutes(app, services);
+  registerJobRoutes(app, services);
 };

@@ -193,9 +193,13 @@ export class SynthesisSession {
     }
   }
 
-  /** Speaks one plan's text into the stream, giving out encoded bytes and marks as they come. */
-  speak(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal): AsyncGenerator<SynthesisOutput> {
-    return this.encodeEvents(engineEvents(engines, plan, signal));
+  /**
+   * Speaks one plan's text into the stream, giving out encoded bytes and marks as they come;
+   * `neededAtMs` as in `TtsOptions` (a background job passes a time far ahead, so that every
+   * interactive synthesis waiting for a worker goes first).
+   */
+  speak(engines: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number): AsyncGenerator<SynthesisOutput> {
+    return this.encodeEvents(engineEvents(engines, plan, signal, neededAtMs));
   }
 
   /** Speaks a synthesis started ahead of its turn (see {@link SpeechAhead}). */
@@ -254,14 +258,34 @@ export async function synthesizeBatch(
   plan: SynthesisPlan,
   signal: AbortSignal,
   allowance?: AudioAllowance,
+  neededAtMs?: number,
 ): Promise<SynthesisOutcome> {
-  const session = await SynthesisSession.open(plan, allowance);
+  return synthesizePieces(engines, [plan], signal, allowance, neededAtMs);
+}
+
+/**
+ * Like {@link synthesizeBatch}, for a text split into pieces (sentences) that are spoken one
+ * after the other into one encoded stream: each piece is its own engine job, so a background
+ * synthesis gives the engine's workers back between its sentences. The first plan sets the
+ * format; the pieces share every other field.
+ */
+export async function synthesizePieces(
+  engines: SynthesisEngines,
+  plans: readonly SynthesisPlan[],
+  signal: AbortSignal,
+  allowance?: AudioAllowance,
+  neededAtMs?: number,
+): Promise<SynthesisOutcome> {
+  const first = plans[0]!;
+  const session = await SynthesisSession.open(first, allowance);
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const parts: Buffer[] = [];
   try {
-    for await (const output of session.speak(engines, plan, signal)) {
-      if (output.type === 'audio') parts.push(output.bytes);
-      else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
+    for (const plan of plans) {
+      for await (const output of session.speak(engines, plan, signal, neededAtMs)) {
+        if (output.type === 'audio') parts.push(output.bytes);
+        else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
+      }
     }
     parts.push(...session.finish());
   } finally {
@@ -269,5 +293,5 @@ export async function synthesizeBatch(
     session.abandon();
   }
   const audio = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: session.durationSeconds, marks };
+  return { audio, mediaType: mediaTypeFor(first.format, first.sampleRateHz), durationSeconds: session.durationSeconds, marks };
 }

@@ -96,4 +96,25 @@ export const MIGRATIONS: readonly string[] = [
      amount REAL NOT NULL,
      PRIMARY KEY (request_id, entitlement_id)
    );`,
+  // Asynchronous synthesis jobs: the queue (oldest queued first), each account's newest first.
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     environment TEXT NOT NULL CHECK (environment IN ('live', 'sandbox')),
+     kind TEXT NOT NULL CHECK (kind IN ('tts')),
+     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed')),
+     request TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT,
+     audio TEXT,
+     result_expires_at TEXT,
+     purged_at TEXT,
+     error TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX jobs_queue ON jobs (status, created_at);
+   CREATE INDEX jobs_by_account ON jobs (account_id, environment, created_at);
+   CREATE INDEX jobs_by_key ON jobs (key_id, status);`,
 ];

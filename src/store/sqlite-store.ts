@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteAccountRepository } from './sqlite-account-repository.js';
 import { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
+import { SqliteJobRepository } from './sqlite-job-repository.js';
 import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
 import { SqliteUsageRepository } from './sqlite-usage-repository.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
@@ -11,6 +12,7 @@ import type {
   ApiKeyChanges,
   ApiKeyRecord,
   EntitlementRepository,
+  JobRepository,
   KeyRepository,
   RecordingRepository,
   Store,
@@ -87,6 +89,7 @@ export class SqliteStore implements Store {
   readonly usage: UsageRepository;
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
+  readonly jobs: JobRepository;
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
 
@@ -101,6 +104,7 @@ export class SqliteStore implements Store {
     this.entitlements = entitlements;
     this.usage = new SqliteUsageRepository(db, entitlements);
     this.recordings = new SqliteRecordingRepository(db);
+    this.jobs = new SqliteJobRepository(db);
     this.walWatch = file ? setInterval(() => this.foldWal(), WAL_CHECK_MS).unref() : null;
   }
 

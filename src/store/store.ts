@@ -231,6 +231,69 @@ export interface RecordingRepository {
   withTranscriptStatus(status: TranscriptStatus): Promise<RecordingRecord[]>;
 }
 
+/** Where a job stands (spec 3). */
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** The audio a succeeded job made: a file named by the job's id. */
+export interface JobAudio {
+  readonly encoding: string;
+  readonly mediaType: string;
+  readonly sampleRateHz: number;
+  readonly byteLength: number;
+  readonly seconds: number;
+}
+
+/** An asynchronous synthesis (spec 2.6) as stored. */
+export interface JobRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly environment: Environment;
+  readonly kind: 'tts';
+  readonly status: JobStatus;
+  /** The synthesis request as submitted (checked then), JSON. */
+  readonly request: string;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly audio: JobAudio | null;
+  /** When the result is removed: 48 hours after the job finished. */
+  readonly resultExpiresAt: string | null;
+  /** Set once the audio file has been removed after expiry. */
+  readonly purgedAt: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  /** Times the job was started (a job running when its process died is started again). */
+  readonly attempts: number;
+}
+
+/** A place in the newest-first order of jobs. */
+export interface JobPosition {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+/** The jobs of a deployment and their queue. */
+export interface JobRepository {
+  insert(job: JobRecord): Promise<void>;
+  findById(id: string): Promise<JobRecord | undefined>;
+  /** An account's jobs in one environment, newest first. */
+  list(accountId: string, environment: Environment, limit: number): Promise<JobRecord[]>;
+  /** Jobs of a key waiting in the queue. */
+  queuedOf(keyId: string): Promise<number>;
+  /** Takes the oldest queued job for running (queued → running, attempts + 1), or none; no two callers get the same job. */
+  claim(startedAt: string): Promise<JobRecord | undefined>;
+  /** Ends a running job. */
+  finish(
+    id: string,
+    outcome: { status: 'succeeded' | 'failed'; finishedAt: string; resultExpiresAt: string; audio: JobAudio | null; error: JobRecord['error'] },
+  ): Promise<void>;
+  /** Puts every running job back in the queue (their process died); returns how many. */
+  requeueRunning(): Promise<number>;
+  /** Ids of jobs whose result expired at or before `now` and whose audio is still kept, oldest first. */
+  expired(now: string, limit: number): Promise<string[]>;
+  markPurged(id: string, at: string): Promise<void>;
+}
+
 /** The persistence of one deployment. */
 export interface Store {
   readonly accounts: AccountRepository;
@@ -238,5 +301,6 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
+  readonly jobs: JobRepository;
   close(): Promise<void>;
 }

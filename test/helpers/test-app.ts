@@ -58,6 +58,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     logs,
     async close() {
       await app.close();
+      await services.jobs.runner.stop();
       await services.notices.close();
       await engines.close();
       await store.close();

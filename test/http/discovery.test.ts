@@ -145,9 +145,12 @@ describe('GET /v1/openapi.json', () => {
       '/v1/asyncapi.json',
       '/v1/bots/asyncapi.json',
       '/v1/usage',
+      '/v1/jobs',
+      '/v1/jobs/{id}',
+      '/v1/jobs/{id}/audio',
     ];
     for (const path of served) {
-      expect(routes).toContain(path.split('/').pop());
+      expect(routes).toContain(path.split('/').pop()!.replace('{id}', ':id'));
       expect(document.paths, path).toHaveProperty([path]);
     }
     // The recordings endpoints are checked in recordings.test.ts.

@@ -49,7 +49,7 @@ describe('the recordings index', () => {
     // Back to the schema of the first version, as a store of that version left it.
     const db = new Database(file);
     db.exec(
-      'DROP TABLE entitlement_draws; DROP TABLE entitlements; DROP TABLE usage_ledger; DROP TABLE recordings; DROP INDEX api_keys_by_account; ALTER TABLE api_keys DROP COLUMN account_id; DROP TABLE accounts',
+      'DROP TABLE jobs; DROP TABLE entitlement_draws; DROP TABLE entitlements; DROP TABLE usage_ledger; DROP TABLE recordings; DROP INDEX api_keys_by_account; ALTER TABLE api_keys DROP COLUMN account_id; DROP TABLE accounts',
     );
     db.pragma('user_version = 1');
     db.close();

@@ -1,0 +1,192 @@
+/**
+ * Runs the queued synthesis jobs (spec 2.6, 3): one at a time, behind interactive traffic —
+ * a job is synthesised sentence by sentence, each asking the engine for its audio an hour
+ * "later", so every interactive request waiting for a worker gets it first and a job holds a
+ * worker for one sentence at most. A
+ * job is metered like a request (mode `batch`, its id as request id, so a job that is run again
+ * after a crash is billed once). Results are files (mode 0600) kept 48 hours after the job
+ * finished, then removed.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { EngineRegistry } from '../../engine/registry.js';
+import { ApiError } from '../api/errors.js';
+import type { SynthesisRequestBody } from '../api/schemas.js';
+import type { Principal } from '../auth/authenticate.js';
+import { LIMITS } from '../catalog/limits.js';
+import type { UsageMeter } from '../metering/usage-meter.js';
+import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
+import { synthesizePieces } from '../speech/synthesis-service.js';
+import { TextSegmenter } from '../speech/text-segmenter.js';
+import type { JobRecord, JobRepository } from '../store/store.js';
+
+/** How long a result is kept after its job finished (spec 1, 8). */
+export const JOB_RETENTION_MS = 48 * 3600 * 1000;
+/** How far ahead a job's synthesis says it needs its audio: later than any interactive request. */
+const BACKGROUND_MS = 3600 * 1000;
+/** How often the results are looked at for expiry. */
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * A plain text's sentences, each planned as the request with that text, so that the job takes
+ * an engine worker for one sentence at a time; markup (whose elements may span sentences) is
+ * one piece, and so is a text a sentence of which cannot be planned on its own.
+ */
+function piecesOf(request: SynthesisRequestBody, whole: SynthesisPlan): SynthesisPlan[] {
+  if (request.text.trimStart().startsWith('<speak')) return [whole];
+  const segmenter = new TextSegmenter();
+  const sentences = [...segmenter.append(request.text), ...segmenter.flush()];
+  if (sentences.length <= 1) return [whole];
+  try {
+    return sentences.map((text) => planSynthesis({ ...request, text }, false));
+  } catch {
+    return [whole];
+  }
+}
+
+/** A new job id: `job_` and 18 random bytes. */
+export function newJobId(): string {
+  return `job_${randomBytes(18).toString('base64url')}`;
+}
+
+/** What a runner works with. */
+export interface JobRunnerOptions {
+  readonly jobs: JobRepository;
+  readonly engines: EngineRegistry;
+  readonly meter: UsageMeter;
+  /** Where the results are kept. */
+  readonly folder: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/** Takes queued jobs one by one while it runs; {@link wake} after a submission. */
+export class JobRunner {
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private readonly abort = new AbortController();
+  private purgeTimer: NodeJS.Timeout | null = null;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** File of a job's result. */
+  audioFile(id: string): string {
+    return path.join(this.options.folder, `${id}.audio`);
+  }
+
+  /** Puts jobs that were running when the process died back in the queue, then starts taking jobs. */
+  async start(): Promise<void> {
+    await fs.mkdir(this.options.folder, { recursive: true, mode: 0o700 });
+    const requeued = await this.options.jobs.requeueRunning();
+    if (requeued > 0) this.options.logger.warn({ requeued }, 'jobs that were running when the process stopped are queued again');
+    this.stopped = false;
+    this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
+    this.purgeTimer.unref();
+    await this.purge();
+    this.wake();
+  }
+
+  /** Looks for queued jobs now (a job was submitted). */
+  wake(): void {
+    if (this.stopped || this.running) return;
+    this.running = this.drain().finally(() => (this.running = null));
+  }
+
+  /** Stops taking jobs; the one running is cut off and goes back to the queue at the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.abort.abort();
+    await this.running;
+  }
+
+  /** Waits until the queue is empty or the runner stops (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const job = await this.options.jobs.claim(this.now().toISOString());
+      if (!job) return;
+      await this.run(job);
+    }
+  }
+
+  private async run(job: JobRecord): Promise<void> {
+    const logger = this.options.logger.child({ job: job.id });
+    const principal: Principal = { keyId: job.keyId, accountId: job.accountId, environment: job.environment, keyStatus: null };
+    const file = this.audioFile(job.id);
+    try {
+      const request = JSON.parse(job.request) as SynthesisRequestBody;
+      const plan = planSynthesis(request, false);
+      const engines = this.options.engines;
+      const engine = job.environment === 'sandbox' ? engines.sandbox.tts : engines.ttsFor(plan.model, plan.voice, plan.speech.document);
+      if (!engine) throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment');
+      const budget = await this.options.meter.lease(principal, 'tts', 'tts', job.id);
+      let outcome;
+      try {
+        outcome = await synthesizePieces(
+          { engine, dialect: engines.dialect },
+          piecesOf(request, plan),
+          this.abort.signal,
+          (seconds) => {
+            if (seconds > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`more than ${LIMITS.ttsMaxAudioSeconds} s`);
+            budget.drawTo(seconds);
+          },
+          performance.now() + BACKGROUND_MS,
+        );
+        await fs.writeFile(file, outcome.audio, { mode: 0o600 });
+      } catch (error) {
+        budget.release();
+        throw error;
+      }
+      // The result is on disk before the job is billed and marked done: a crash in between runs it again, billed once.
+      await budget.commit({ mode: 'batch' }, outcome.durationSeconds);
+      await this.finish(job, 'succeeded', {
+        encoding: plan.format.id,
+        mediaType: outcome.mediaType,
+        sampleRateHz: plan.sampleRateHz,
+        byteLength: outcome.audio.length,
+        seconds: Math.round(outcome.durationSeconds * 1000) / 1000,
+      });
+      logger.info({ seconds: outcome.durationSeconds }, 'job succeeded');
+    } catch (error) {
+      await fs.rm(file, { force: true });
+      // Stopped mid-job: it stays running in the store and is queued again at the next start.
+      if (this.abort.signal.aborted) return;
+      const failure = error instanceof ApiError ? error : new ApiError('tts.internal_error', null);
+      if (!(error instanceof ApiError)) logger.error({ err: error }, 'job failed');
+      await this.finish(job, 'failed', null, { code: failure.code, message: failure.detail ?? failure.message });
+    }
+  }
+
+  private async finish(job: JobRecord, status: 'succeeded' | 'failed', audio: JobRecord['audio'], error: JobRecord['error'] = null): Promise<void> {
+    const finishedAt = this.now();
+    await this.options.jobs.finish(job.id, {
+      status,
+      finishedAt: finishedAt.toISOString(),
+      resultExpiresAt: new Date(finishedAt.getTime() + JOB_RETENTION_MS).toISOString(),
+      audio,
+      error,
+    });
+  }
+
+  /** Removes the results whose 48 hours are over. */
+  async purge(): Promise<number> {
+    const now = this.now().toISOString();
+    let removed = 0;
+    for (const id of await this.options.jobs.expired(now, 1000)) {
+      await fs.rm(this.audioFile(id), { force: true });
+      await this.options.jobs.markPurged(id, now);
+      removed++;
+    }
+    if (removed > 0) this.options.logger.info({ removed }, 'expired job results removed');
+    return removed;
+  }
+}

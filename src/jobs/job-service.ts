@@ -1,0 +1,110 @@
+/**
+ * Submitting and reading jobs (spec 4.7–4.10): a job is checked in full when it is submitted,
+ * exactly like `POST /v1/tts`, so a bad voice or malformed markup is a 400 then; at most 200 of
+ * a key's jobs wait in the queue. Jobs are the account's: every key of the account sees them,
+ * sandbox keys the sandbox jobs and live keys the live ones.
+ */
+import fs from 'node:fs/promises';
+import { ApiError } from '../api/errors.js';
+import type { SynthesisRequestBody } from '../api/schemas.js';
+import type { Principal } from '../auth/authenticate.js';
+import type { EngineRegistry } from '../../engine/registry.js';
+import { planSynthesis } from '../speech/synthesis-request.js';
+import type { JobRecord, JobRepository } from '../store/store.js';
+import { newJobId, type JobRunner } from './job-runner.js';
+
+/** Jobs of one key that may wait in the queue (spec 8). */
+export const MAX_QUEUED_JOBS_PER_KEY = 200;
+/** Seconds a key whose queue is full is told to wait. */
+const QUEUE_FULL_RETRY_SECONDS = 10;
+
+/** A job as submitted: a synthesis request and its kind. */
+export type JobSubmission = SynthesisRequestBody & { readonly kind: 'tts' };
+
+/** Submits and finds jobs. */
+export class JobService {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly engines: EngineRegistry,
+    readonly runner: JobRunner,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Queues a job after checking it like a synthesis request.
+   * @throws ApiError with the code `POST /v1/tts` would give, 503 when no live engine runs, or 429 `tts.rate_limited` when the key has 200 jobs queued
+   */
+  async submit(principal: Principal, submission: JobSubmission): Promise<JobRecord> {
+    const { kind, ...request } = submission;
+    const plan = planSynthesis(request, false);
+    if (principal.environment === 'live' && !this.engines.ttsFor(plan.model, plan.voice, plan.speech.document)) {
+      throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
+    }
+    if ((await this.jobs.queuedOf(principal.keyId)) >= MAX_QUEUED_JOBS_PER_KEY) {
+      throw new ApiError(
+        'tts.rate_limited',
+        `${MAX_QUEUED_JOBS_PER_KEY} jobs of this key are already queued; submit more once some have started (GET /v1/jobs)`,
+        { retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS },
+      );
+    }
+    const job: JobRecord = {
+      id: newJobId(),
+      accountId: principal.accountId,
+      keyId: principal.keyId,
+      environment: principal.environment,
+      kind,
+      status: 'queued',
+      request: JSON.stringify(request),
+      createdAt: this.now().toISOString(),
+      startedAt: null,
+      finishedAt: null,
+      audio: null,
+      resultExpiresAt: null,
+      purgedAt: null,
+      error: null,
+      attempts: 0,
+    };
+    await this.jobs.insert(job);
+    this.runner.wake();
+    return job;
+  }
+
+  /** The account's jobs in the key's environment, newest first. */
+  list(principal: Principal, limit: number): Promise<JobRecord[]> {
+    return this.jobs.list(principal.accountId, principal.environment, limit);
+  }
+
+  /**
+   * A job of the key's account and environment.
+   * @throws ApiError 400 `tts.invalid_request` when there is none (spec 4.9)
+   */
+  async get(principal: Principal, id: string): Promise<JobRecord> {
+    const job = await this.jobs.findById(id);
+    if (!job || job.accountId !== principal.accountId || job.environment !== principal.environment) {
+      throw new ApiError('tts.invalid_request', `no job ${JSON.stringify(id.slice(0, 60))} for this key's account; GET /v1/jobs lists them`);
+    }
+    return job;
+  }
+
+  /**
+   * A succeeded job's audio.
+   * @throws ApiError 400 `tts.invalid_request` when the job does not exist, has not succeeded, or its result expired (spec 4.10)
+   */
+  async audio(principal: Principal, id: string): Promise<{ job: JobRecord; bytes: Buffer }> {
+    const job = await this.get(principal, id);
+    if (job.status !== 'succeeded' || !job.audio) {
+      const why = job.status === 'failed' ? `failed (${job.error?.code ?? 'unknown'})` : `is ${job.status}`;
+      throw new ApiError('tts.invalid_request', `job ${job.id} ${why}: it has no audio${job.status === 'failed' ? '' : ' yet; poll GET /v1/jobs/{id}'}`);
+    }
+    if (job.purgedAt !== null || (job.resultExpiresAt !== null && job.resultExpiresAt <= this.now().toISOString())) {
+      throw new ApiError('tts.invalid_request', `the result of job ${job.id} expired at ${job.resultExpiresAt} (results are kept 48 hours)`);
+    }
+    try {
+      return { job, bytes: await fs.readFile(this.runner.audioFile(job.id)) };
+    } catch (error) {
+      // Removed by the purge between the look above and the read.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new ApiError('tts.invalid_request', `the result of job ${job.id} expired (results are kept 48 hours)`);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/** A job as the API shows it (spec 2.6). */
+import type { JobRecord } from '../store/store.js';
+
+/** The `Job` of spec 2.6. */
+export interface JobView {
+  readonly id: string;
+  readonly kind: 'tts';
+  readonly status: JobRecord['status'];
+  readonly environment: JobRecord['environment'];
+  readonly created_at: string;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  readonly audio_seconds: number | null;
+  readonly result_expires_at: string | null;
+  readonly audio?: { encoding: string; media_type: string; sample_rate_hz: number; byte_length: number; url: string };
+  readonly error: { code: string; message: string } | null;
+}
+
+/** The view of a job; `baseUrl` is the public address with `/v1`, for the audio's url. */
+export function jobView(job: JobRecord, baseUrl: string): JobView {
+  return {
+    id: job.id,
+    kind: job.kind,
+    status: job.status,
+    environment: job.environment,
+    created_at: job.createdAt,
+    started_at: job.startedAt,
+    finished_at: job.finishedAt,
+    audio_seconds: job.audio ? job.audio.seconds : null,
+    result_expires_at: job.resultExpiresAt,
+    ...(job.status === 'succeeded' && job.audio
+      ? {
+          audio: {
+            encoding: job.audio.encoding,
+            media_type: job.audio.mediaType,
+            sample_rate_hz: job.audio.sampleRateHz,
+            byte_length: job.audio.byteLength,
+            url: `${baseUrl}/jobs/${job.id}/audio`,
+          },
+        }
+      : {}),
+    error: job.error,
+  };
+}

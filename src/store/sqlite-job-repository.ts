@@ -1,0 +1,127 @@
+import type Database from 'better-sqlite3';
+import type { Environment, JobAudio, JobRecord, JobRepository } from './store.js';
+
+interface JobRow {
+  id: string;
+  account_id: string;
+  key_id: string;
+  environment: Environment;
+  kind: 'tts';
+  status: JobRecord['status'];
+  request: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  audio: string | null;
+  result_expires_at: string | null;
+  purged_at: string | null;
+  error: string | null;
+  attempts: number;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    environment: row.environment,
+    kind: row.kind,
+    status: row.status,
+    request: row.request,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    audio: row.audio === null ? null : (JSON.parse(row.audio) as JobAudio),
+    resultExpiresAt: row.result_expires_at,
+    purgedAt: row.purged_at,
+    error: row.error === null ? null : (JSON.parse(row.error) as JobRecord['error']),
+    attempts: row.attempts,
+  };
+}
+
+/** The jobs and their queue in SQLite; a claim is one UPDATE … RETURNING, so no two runners share a job. */
+export class SqliteJobRepository implements JobRepository {
+  private readonly insertStatement;
+  private readonly byId;
+  private readonly newest;
+  private readonly queuedCount;
+  private readonly claimStatement;
+  private readonly finishStatement;
+  private readonly requeueStatement;
+  private readonly expiredStatement;
+  private readonly purgedStatement;
+
+  constructor(db: Database.Database) {
+    this.insertStatement = db.prepare(
+      `INSERT INTO jobs (id, account_id, key_id, environment, kind, status, request, created_at, attempts)
+       VALUES (@id, @accountId, @keyId, @environment, @kind, @status, @request, @createdAt, @attempts)`,
+    );
+    this.byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
+    this.newest = db.prepare<[string, string, number], JobRow>(
+      'SELECT * FROM jobs WHERE account_id = ? AND environment = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+    );
+    this.queuedCount = db.prepare<[string], { count: number }>(`SELECT COUNT(*) AS count FROM jobs WHERE key_id = ? AND status = 'queued'`);
+    this.claimStatement = db.prepare<[string], JobRow>(
+      `UPDATE jobs SET status = 'running', started_at = ?, attempts = attempts + 1
+       WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT 1) AND status = 'queued'
+       RETURNING *`,
+    );
+    this.finishStatement = db.prepare(
+      `UPDATE jobs SET status = @status, finished_at = @finishedAt, result_expires_at = @resultExpiresAt, audio = @audio, error = @error
+       WHERE id = @id AND status = 'running'`,
+    );
+    this.requeueStatement = db.prepare(`UPDATE jobs SET status = 'queued', started_at = NULL WHERE status = 'running'`);
+    this.expiredStatement = db.prepare<[string, number], { id: string }>(
+      `SELECT id FROM jobs WHERE result_expires_at IS NOT NULL AND result_expires_at <= ? AND purged_at IS NULL ORDER BY result_expires_at LIMIT ?`,
+    );
+    this.purgedStatement = db.prepare<[string, string]>('UPDATE jobs SET purged_at = ? WHERE id = ?');
+  }
+
+  async insert(job: JobRecord): Promise<void> {
+    this.insertStatement.run(job);
+  }
+
+  async findById(id: string): Promise<JobRecord | undefined> {
+    const row = this.byId.get(id);
+    return row && toRecord(row);
+  }
+
+  async list(accountId: string, environment: Environment, limit: number): Promise<JobRecord[]> {
+    return this.newest.all(accountId, environment, limit).map(toRecord);
+  }
+
+  async queuedOf(keyId: string): Promise<number> {
+    return this.queuedCount.get(keyId)!.count;
+  }
+
+  async claim(startedAt: string): Promise<JobRecord | undefined> {
+    const row = this.claimStatement.get(startedAt);
+    return row && toRecord(row);
+  }
+
+  async finish(
+    id: string,
+    outcome: { status: 'succeeded' | 'failed'; finishedAt: string; resultExpiresAt: string; audio: JobAudio | null; error: JobRecord['error'] },
+  ): Promise<void> {
+    this.finishStatement.run({
+      id,
+      status: outcome.status,
+      finishedAt: outcome.finishedAt,
+      resultExpiresAt: outcome.resultExpiresAt,
+      audio: outcome.audio === null ? null : JSON.stringify(outcome.audio),
+      error: outcome.error === null ? null : JSON.stringify(outcome.error),
+    });
+  }
+
+  async requeueRunning(): Promise<number> {
+    return this.requeueStatement.run().changes;
+  }
+
+  async expired(now: string, limit: number): Promise<string[]> {
+    return this.expiredStatement.all(now, limit).map((row) => row.id);
+  }
+
+  async markPurged(id: string, at: string): Promise<void> {
+    this.purgedStatement.run(at, id);
+  }
+}
