@@ -4,6 +4,7 @@
  */
 import { ConfigError, decimal, integer, text, type Env } from './config-values.js';
 import { loadNoticeConfig, NOTICE_CONFIG_VARIABLES, type NoticeConfig } from './entitlements/notice-config.js';
+import { CallbackAllowList } from './jobs/callback-target.js';
 import type { CreditRates } from './store/store.js';
 import { loadRecordingsConfig, RECORDINGS_CONFIG_VARIABLES, type RecordingsConfig } from './recordings/recordings-config.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
@@ -77,6 +78,8 @@ export interface Config {
   readonly evaluationSeconds: number;
   /** Where credit notices go. */
   readonly notices: NoticeConfig;
+  /** Addresses job callbacks may go to besides public ones (CIDR list). */
+  readonly callbackAllow: readonly string[];
   /** The SIP/RTP side. */
   readonly telephony: TelephonyConfig;
 }
@@ -149,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     evaluationSeconds: integer(env, 'SPRACHROHR_EVALUATION_SECONDS', 3600, 0, 1_000_000_000),
     notices: loadNoticeConfig(env),
+    callbackAllow: callbackAllowList(env),
     telephony: loadTelephonyConfig(env),
   };
 }
@@ -165,6 +169,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_KEY_MAX_IN_FLIGHT', 'requests in flight per live key (default 32)'],
   ['SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 'requests in flight per sandbox key (default 8)'],
   ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
+  ['SPRACHROHR_CALLBACK_ALLOW', 'addresses job callbacks may go to besides public ones, CIDR list; plain http is allowed to them (default none)'],
   ['SPRACHROHR_EVALUATION_SECONDS', 'evaluation allowance of a new account in audio seconds (default 3600; 0: none)'],
   ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'credits one second of synthesised audio draws from a credit entitlement (default 1)'],
   ['SPRACHROHR_CREDITS_PER_STT_SECOND', 'credits one second of recognised audio draws from a credit entitlement (default 1)'],
@@ -205,4 +210,18 @@ export function loadClientConfig(env: Env = process.env): ClientConfig {
   const baseUrl = text(env, 'SPRACHROHR_URL', `http://127.0.0.1:${port}/v1`).replace(/\/+$/, '');
   if (!/^https?:\/\/\S+$/.test(baseUrl)) throw new ConfigError('SPRACHROHR_URL', `must be an http(s) address, got ${JSON.stringify(baseUrl)}`);
   return { baseUrl, apiKey: env['SPRACHROHR_API_KEY'] || null };
+}
+
+/** `SPRACHROHR_CALLBACK_ALLOW`, checked: every entry an address or a CIDR range. */
+function callbackAllowList(env: Env): string[] {
+  const entries = text(env, 'SPRACHROHR_CALLBACK_ALLOW', '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  try {
+    new CallbackAllowList(entries);
+  } catch (error) {
+    throw new ConfigError('SPRACHROHR_CALLBACK_ALLOW', (error as Error).message);
+  }
+  return entries;
 }

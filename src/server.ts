@@ -17,6 +17,8 @@ import { buildApp } from './app.js';
 import type { AppServices } from './api/services.js';
 import { EntitlementService } from './entitlements/entitlement-service.js';
 import { NoticeMailer } from './entitlements/notice-mailer.js';
+import { CallbackSender } from './jobs/callback-sender.js';
+import { CallbackAllowList } from './jobs/callback-target.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { JobService } from './jobs/job-service.js';
 import { CallMeter } from './metering/call-meter.js';
@@ -71,7 +73,15 @@ export async function startEngines(config: Config): Promise<EngineRegistry> {
  * owner starts the recordings' upkeep (`services.recordings.start()`) and the job runner
  * (`services.jobs.runner.start()`), and closes them before the engines and the store.
  */
-export function createServices(config: Config, logger: Logger, store: Store, keys: KeyService, engines: EngineRegistry): AppServices {
+export function createServices(
+  config: Config,
+  logger: Logger,
+  store: Store,
+  keys: KeyService,
+  engines: EngineRegistry,
+  /** The address the API listens at, once it does: the base of the audio url in job callbacks without `SPRACHROHR_PUBLIC_BASE_URL`. */
+  listening: () => string = () => `http://${config.host}:${config.port}`,
+): AppServices {
   const notices = new NoticeMailer(config.notices, store.accounts, logger.child({ part: 'notices' }));
   const meter = new UsageMeter({
     usage: store.usage,
@@ -80,7 +90,22 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     rates: config.creditRates,
     onNotices: (due) => notices.notify(due),
   });
-  const runner = new JobRunner({ jobs: store.jobs, engines, meter, folder: path.join(config.dataDir, JOBS_FOLDER), logger: logger.child({ part: 'jobs' }) });
+  const allow = new CallbackAllowList(config.callbackAllow);
+  const callbacks = new CallbackSender({
+    jobs: store.jobs,
+    accounts: store.accounts,
+    allow,
+    baseUrl: () => config.publicBaseUrl ?? `${listening()}/v1`,
+    logger: logger.child({ part: 'job-callbacks' }),
+  });
+  const runner = new JobRunner({
+    jobs: store.jobs,
+    engines,
+    meter,
+    callbacks,
+    folder: path.join(config.dataDir, JOBS_FOLDER),
+    logger: logger.child({ part: 'jobs' }),
+  });
   return {
     config,
     logger,
@@ -88,7 +113,7 @@ export function createServices(config: Config, logger: Logger, store: Store, key
     engines,
     notices,
     meter,
-    jobs: new JobService(store.jobs, engines, runner),
+    jobs: new JobService(store.jobs, engines, runner, { allow }),
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
@@ -122,9 +147,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const recognition = engines.live.stt;
   logger.info({ engines: recognition.engines.map((engine) => engine.id), languages: recognition.languages }, 'live recognition');
   for (const reason of recognition.unavailable) logger.warn({ reason }, 'a recogniser is not available; its languages are absent from capabilities');
-  const services = createServices(config, logger, store, keys, engines);
+  let listeningAt = `http://${config.host}:${config.port}`;
+  const services = createServices(config, logger, store, keys, engines, () => listeningAt);
   const app = await buildApp(services);
   const address = await app.listen({ host: config.host, port: config.port });
+  listeningAt = address;
   let telephony: TelephonyService | null = null;
   try {
     telephony = config.telephony.enabled

@@ -21,6 +21,7 @@ describe('configuration', () => {
     ['SPRACHROHR_SMTP_URL', 'mail.example.ch', /SPRACHROHR_SMTP_URL: must be a URL/],
     ['SPRACHROHR_SMTP_URL', 'http://mail.example.ch', /must start with smtp:\/\/ or smtps:\/\//],
     ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'two', /must be a decimal number/],
+    ['SPRACHROHR_CALLBACK_ALLOW', '10.0.0.0/8,intranet', /SPRACHROHR_CALLBACK_ALLOW: "intranet" is not an address or CIDR range/],
     ['SPRACHROHR_EVALUATION_SECONDS', '-5', /SPRACHROHR_EVALUATION_SECONDS: must be a whole number/],
   ];
   for (const [name, value, message] of bad) {

@@ -4,7 +4,17 @@ import { StringEnum, SynthesisRequestSchema } from './schemas.js';
 
 /** Body of `POST /v1/jobs`: a synthesis request (spec 2.1) and its kind. */
 export const JobSubmissionSchema = Type.Object(
-  { kind: StringEnum(['tts'] as const, { description: 'tts: an asynchronous synthesis.' }), ...SynthesisRequestSchema.properties },
+  {
+    kind: StringEnum(['tts'] as const, { description: 'tts: an asynchronous synthesis.' }),
+    ...SynthesisRequestSchema.properties,
+    callback_url: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'https URL, without credentials, whose name resolves to public addresses only: the Job is POSTed there, signed, when it finishes (spec 6.3).',
+      }),
+    ),
+  },
   { additionalProperties: false, $id: 'JobSubmission' },
 );
 
@@ -32,6 +42,16 @@ export const JobSchema = Type.Object(
           url: Type.String({ description: 'GET it with the same key.' }),
         },
         { description: 'Present once the job has succeeded.' },
+      ),
+    ),
+    callback: Type.Optional(
+      Type.Object(
+        {
+          delivered_at: Nullable(Type.String({ format: 'date-time' })),
+          attempts: Type.Integer({ minimum: 0 }),
+          error: Nullable(Type.String()),
+        },
+        { description: 'Present when the job carried callback_url.' },
       ),
     ),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),

@@ -21,6 +21,7 @@ import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synth
 import { synthesizePieces } from '../speech/synthesis-service.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
 import type { JobRecord, JobRepository } from '../store/store.js';
+import type { CallbackSender } from './callback-sender.js';
 
 /** How long a result is kept after its job finished (spec 1, 8). */
 export const JOB_RETENTION_MS = 48 * 3600 * 1000;
@@ -59,6 +60,8 @@ export interface JobRunnerOptions {
   /** Where the results are kept. */
   readonly folder: string;
   readonly logger: Logger;
+  /** Delivers the callbacks of finished jobs. */
+  readonly callbacks?: CallbackSender;
   readonly now?: () => Date;
 }
 
@@ -85,6 +88,7 @@ export class JobRunner {
     const requeued = await this.options.jobs.requeueRunning();
     if (requeued > 0) this.options.logger.warn({ requeued }, 'jobs that were running when the process stopped are queued again');
     this.stopped = false;
+    await this.options.callbacks?.resume();
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
     this.purgeTimer.unref();
     await this.purge();
@@ -103,6 +107,7 @@ export class JobRunner {
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     this.abort.abort();
     await this.running;
+    await this.options.callbacks?.stop();
   }
 
   /** Waits until the queue is empty or the runner stops (tests). */
@@ -175,6 +180,7 @@ export class JobRunner {
       audio,
       error,
     });
+    this.options.callbacks?.send(job);
   }
 
   /** Removes the results whose 48 hours are over. */

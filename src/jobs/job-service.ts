@@ -11,6 +11,7 @@ import type { Principal } from '../auth/authenticate.js';
 import type { EngineRegistry } from '../../engine/registry.js';
 import { planSynthesis } from '../speech/synthesis-request.js';
 import type { JobRecord, JobRepository } from '../store/store.js';
+import { CallbackTargetError, checkCallbackTarget, type CallbackAllowList, type Resolver } from './callback-target.js';
 import { newJobId, type JobRunner } from './job-runner.js';
 
 /** Jobs of one key that may wait in the queue (spec 8). */
@@ -18,8 +19,8 @@ export const MAX_QUEUED_JOBS_PER_KEY = 200;
 /** Seconds a key whose queue is full is told to wait. */
 const QUEUE_FULL_RETRY_SECONDS = 10;
 
-/** A job as submitted: a synthesis request and its kind. */
-export type JobSubmission = SynthesisRequestBody & { readonly kind: 'tts' };
+/** A job as submitted: a synthesis request, its kind, and where to report its end. */
+export type JobSubmission = SynthesisRequestBody & { readonly kind: 'tts'; readonly callback_url?: string };
 
 /** Submits and finds jobs. */
 export class JobService {
@@ -27,16 +28,25 @@ export class JobService {
     private readonly jobs: JobRepository,
     private readonly engines: EngineRegistry,
     readonly runner: JobRunner,
+    private readonly callbacks: { readonly allow: CallbackAllowList; readonly resolver?: Resolver },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
    * Queues a job after checking it like a synthesis request.
-   * @throws ApiError with the code `POST /v1/tts` would give, 503 when no live engine runs, or 429 `tts.rate_limited` when the key has 200 jobs queued
+   * @throws ApiError with the code `POST /v1/tts` would give, 400 for a callback target that is refused, 503 when no live engine runs, or 429 `tts.rate_limited` when the key has 200 jobs queued
    */
   async submit(principal: Principal, submission: JobSubmission): Promise<JobRecord> {
-    const { kind, ...request } = submission;
+    const { kind, callback_url: callbackUrl, ...request } = submission;
     const plan = planSynthesis(request, false);
+    if (callbackUrl !== undefined) {
+      try {
+        await checkCallbackTarget(callbackUrl, this.callbacks.allow, this.callbacks.resolver);
+      } catch (error) {
+        if (error instanceof CallbackTargetError) throw new ApiError('tts.invalid_request', error.message);
+        throw error;
+      }
+    }
     if (principal.environment === 'live' && !this.engines.ttsFor(plan.model, plan.voice, plan.speech.document)) {
       throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
     }
@@ -63,6 +73,8 @@ export class JobService {
       purgedAt: null,
       error: null,
       attempts: 0,
+      callbackUrl: callbackUrl ?? null,
+      callback: { deliveredAt: null, attempts: 0, error: null },
     };
     await this.jobs.insert(job);
     this.runner.wake();

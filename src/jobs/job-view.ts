@@ -13,6 +13,7 @@ export interface JobView {
   readonly audio_seconds: number | null;
   readonly result_expires_at: string | null;
   readonly audio?: { encoding: string; media_type: string; sample_rate_hz: number; byte_length: number; url: string };
+  readonly callback?: { delivered_at: string | null; attempts: number; error: string | null };
   readonly error: { code: string; message: string } | null;
 }
 
@@ -39,6 +40,7 @@ export function jobView(job: JobRecord, baseUrl: string): JobView {
           },
         }
       : {}),
+    ...(job.callbackUrl !== null ? { callback: { delivered_at: job.callback.deliveredAt, attempts: job.callback.attempts, error: job.callback.error } } : {}),
     error: job.error,
   };
 }

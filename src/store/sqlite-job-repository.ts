@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Environment, JobAudio, JobRecord, JobRepository } from './store.js';
+import type { Environment, JobAudio, JobCallbackState, JobRecord, JobRepository } from './store.js';
 
 interface JobRow {
   id: string;
@@ -17,6 +17,10 @@ interface JobRow {
   purged_at: string | null;
   error: string | null;
   attempts: number;
+  callback_url: string | null;
+  callback_delivered_at: string | null;
+  callback_attempts: number;
+  callback_error: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -36,6 +40,8 @@ function toRecord(row: JobRow): JobRecord {
     purgedAt: row.purged_at,
     error: row.error === null ? null : (JSON.parse(row.error) as JobRecord['error']),
     attempts: row.attempts,
+    callbackUrl: row.callback_url,
+    callback: { deliveredAt: row.callback_delivered_at, attempts: row.callback_attempts, error: row.callback_error },
   };
 }
 
@@ -50,11 +56,13 @@ export class SqliteJobRepository implements JobRepository {
   private readonly requeueStatement;
   private readonly expiredStatement;
   private readonly purgedStatement;
+  private readonly callbackStatement;
+  private readonly pendingStatement;
 
   constructor(db: Database.Database) {
     this.insertStatement = db.prepare(
-      `INSERT INTO jobs (id, account_id, key_id, environment, kind, status, request, created_at, attempts)
-       VALUES (@id, @accountId, @keyId, @environment, @kind, @status, @request, @createdAt, @attempts)`,
+      `INSERT INTO jobs (id, account_id, key_id, environment, kind, status, request, created_at, attempts, callback_url)
+       VALUES (@id, @accountId, @keyId, @environment, @kind, @status, @request, @createdAt, @attempts, @callbackUrl)`,
     );
     this.byId = db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?');
     this.newest = db.prepare<[string, string, number], JobRow>(
@@ -75,10 +83,18 @@ export class SqliteJobRepository implements JobRepository {
       `SELECT id FROM jobs WHERE result_expires_at IS NOT NULL AND result_expires_at <= ? AND purged_at IS NULL ORDER BY result_expires_at LIMIT ?`,
     );
     this.purgedStatement = db.prepare<[string, string]>('UPDATE jobs SET purged_at = ? WHERE id = ?');
+    this.callbackStatement = db.prepare(
+      'UPDATE jobs SET callback_delivered_at = @deliveredAt, callback_attempts = @attempts, callback_error = @error WHERE id = @id',
+    );
+    this.pendingStatement = db.prepare<[number, number], JobRow>(
+      `SELECT * FROM jobs WHERE status IN ('succeeded', 'failed') AND callback_url IS NOT NULL AND callback_delivered_at IS NULL
+       AND callback_attempts < ? ORDER BY finished_at LIMIT ?`,
+    );
   }
 
   async insert(job: JobRecord): Promise<void> {
-    this.insertStatement.run(job);
+    const { id, accountId, keyId, environment, kind, status, request, createdAt, attempts, callbackUrl } = job;
+    this.insertStatement.run({ id, accountId, keyId, environment, kind, status, request, createdAt, attempts, callbackUrl });
   }
 
   async findById(id: string): Promise<JobRecord | undefined> {
@@ -123,5 +139,13 @@ export class SqliteJobRepository implements JobRepository {
 
   async markPurged(id: string, at: string): Promise<void> {
     this.purgedStatement.run(at, id);
+  }
+
+  async recordCallback(id: string, state: JobCallbackState): Promise<void> {
+    this.callbackStatement.run({ id, ...state });
+  }
+
+  async pendingCallbacks(maxAttempts: number, limit: number): Promise<JobRecord[]> {
+    return this.pendingStatement.all(maxAttempts, limit).map(toRecord);
   }
 }

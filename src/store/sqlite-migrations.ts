@@ -117,4 +117,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_queue ON jobs (status, created_at);
    CREATE INDEX jobs_by_account ON jobs (account_id, environment, created_at);
    CREATE INDEX jobs_by_key ON jobs (key_id, status);`,
+  // Job completion callbacks (spec 6.3): where, and how delivery fared.
+  `ALTER TABLE jobs ADD COLUMN callback_url TEXT;
+   ALTER TABLE jobs ADD COLUMN callback_delivered_at TEXT;
+   ALTER TABLE jobs ADD COLUMN callback_attempts INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN callback_error TEXT;`,
 ];

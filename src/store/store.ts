@@ -264,6 +264,17 @@ export interface JobRecord {
   readonly error: { readonly code: string; readonly message: string } | null;
   /** Times the job was started (a job running when its process died is started again). */
   readonly attempts: number;
+  /** Where its completion is POSTed (spec 6.3); null: no callback. */
+  readonly callbackUrl: string | null;
+  /** How the callback fared (spec 2.6 `callback`). */
+  readonly callback: JobCallbackState;
+}
+
+/** A job callback's delivery so far. */
+export interface JobCallbackState {
+  readonly deliveredAt: string | null;
+  readonly attempts: number;
+  readonly error: string | null;
 }
 
 /** A place in the newest-first order of jobs. */
@@ -292,6 +303,10 @@ export interface JobRepository {
   /** Ids of jobs whose result expired at or before `now` and whose audio is still kept, oldest first. */
   expired(now: string, limit: number): Promise<string[]>;
   markPurged(id: string, at: string): Promise<void>;
+  /** Writes how a job's callback fared. */
+  recordCallback(id: string, state: JobCallbackState): Promise<void>;
+  /** Finished jobs whose callback is neither delivered nor given up (fewer than `maxAttempts`), oldest first. */
+  pendingCallbacks(maxAttempts: number, limit: number): Promise<JobRecord[]>;
 }
 
 /** The persistence of one deployment. */

@@ -110,6 +110,11 @@ describe('synthesis jobs', () => {
     expectError(await submit({ kind: 'stt', text: 'Hallo' }), 400, 'tts.invalid_request');
     expect(expectError(await submit({ kind: 'tts', text: 'Hallo', colour: 'red' }), 400, 'tts.invalid_request').detail).toMatch(/colour/);
     expectError(await submit('{"kind": "tts", "text": '), 400, 'tts.invalid_request');
+    const privateTarget = await submit({ kind: 'tts', text: 'Hallo', callback_url: 'https://169.254.169.254/latest/meta-data/' });
+    expect(expectError(privateTarget, 400, 'tts.invalid_request').detail).toMatch(/169\.254\.169\.254, which is not a public address/);
+    expect(expectError(await submit({ kind: 'tts', text: 'Hallo', callback_url: 'http://hooks.example.ch/x' }), 400, 'tts.invalid_request').detail).toMatch(
+      /https/,
+    );
     // The live engine is off in this app: a live job is refused now, not failed later.
     expectError(await submit({ kind: 'tts', text: 'Hallo' }, t.liveKey), 503, 'tts.unavailable');
     expectError(await submit({ kind: 'tts', text: 'Hallo' }, 'sv_test_nope'), 401, 'tts.unauthenticated');

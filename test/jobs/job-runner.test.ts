@@ -14,6 +14,7 @@ import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import type { Principal } from '../../src/auth/authenticate.js';
 import { loadConfig } from '../../src/config.js';
+import { CallbackAllowList } from '../../src/jobs/callback-target.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { JobService } from '../../src/jobs/job-service.js';
 import { UsageMeter } from '../../src/metering/usage-meter.js';
@@ -48,7 +49,7 @@ function open(now: () => Date = () => new Date()) {
     now,
   });
   const runner = new JobRunner({ jobs: store.jobs, engines, meter, folder: path.join(dir, 'jobs'), logger: pino({ level: 'silent' }), now });
-  return { store, runner, service: new JobService(store.jobs, engines, runner, now) };
+  return { store, runner, service: new JobService(store.jobs, engines, runner, { allow: new CallbackAllowList([]) }, now) };
 }
 
 describe('the job queue', () => {
@@ -114,6 +115,8 @@ describe('the job queue', () => {
       purgedAt: null,
       error: null,
       attempts: 0,
+      callbackUrl: null,
+      callback: { deliveredAt: null, attempts: 0, error: null },
     });
     side.runner.wake();
     await side.runner.idle();
@@ -156,7 +159,7 @@ describe('the job queue', () => {
         rates: { tts: 1, stt: 1 },
       });
       const runner = new JobRunner({ jobs: store.jobs, engines: live, meter, folder: path.join(dir, 'live-jobs'), logger: pino({ level: 'silent' }) });
-      const service = new JobService(store.jobs, live, runner);
+      const service = new JobService(store.jobs, live, runner, { allow: new CallbackAllowList([]) });
       await runner.start();
       const text = 'Guten Tag. Ihre Bestellung ist eingetroffen. Sie können sie ab Montag abholen. Vielen Dank und auf Wiederhören.';
       const principal: Principal = { keyId: 'key_live', accountId: DEFAULT_ACCOUNT_ID, environment: 'live', keyStatus: null };
