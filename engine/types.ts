@@ -94,6 +94,11 @@ export interface TtsEngine {
   readonly id: string;
   readonly capabilities: TtsCapabilities;
   synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent>;
+  /**
+   * Milliseconds since the engine last did foreground work (a synthesis needed within seconds),
+   * 0 while it does; absent where the engine does not tell (background work then does not wait).
+   */
+  foregroundIdleMs?(): number;
 }
 
 /** A recognised word with its timing (seconds) and confidence (0 to 1). */

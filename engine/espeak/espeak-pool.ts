@@ -16,11 +16,22 @@ interface Slot {
   fail: ((error: Error) => void) | null;
 }
 
+/** A synthesis whose audio is needed within this is foreground work (a request, a stream, a call). */
+const FOREGROUND_HORIZON_MS = 10_000;
+/** Nice value of the background worker: below every ordinary thread. */
+const BACKGROUND_NICE = 10;
+
 /**
  * A fixed pool of eSpeak worker threads. Jobs wait in order for a free worker; a job's audio
- * streams back chunk by chunk; aborting a job stops it between two chunks.
+ * streams back chunk by chunk; aborting a job stops it between two chunks. Background work
+ * (audio needed later than {@link FOREGROUND_HORIZON_MS}: a batch job) never takes one of these
+ * workers: it runs on a worker of its own at a low priority, started when first needed, so the
+ * last worker is never taken from live requests.
  */
 export class EspeakPool {
+  /** Foreground syntheses running or waiting. */
+  private foreground = 0;
+  private foregroundEndedAt = Number.NEGATIVE_INFINITY;
   private readonly slots: Slot[] = [];
   private readonly free: Slot[] = [];
   /** Jobs waiting for a worker, served earliest need first (arrival order on a tie). */
@@ -28,18 +39,21 @@ export class EspeakPool {
   private waiterOrder = 0;
   private nextId = 1;
   private closed = false;
+  /** The background worker's pool, once started. */
+  private background: Promise<EspeakPool> | null = null;
 
   private constructor(
     private readonly size: number,
     private readonly libraryPath: string,
+    private readonly nice?: number,
   ) {}
 
   /**
    * Starts `size` workers and waits until each has loaded eSpeak.
    * @param libraryPath libespeak-ng's file (see {@link findEspeakLibrary}); each worker loads its own copy
    */
-  static async start(size: number, libraryPath: string): Promise<EspeakPool> {
-    const pool = new EspeakPool(size, libraryPath);
+  static async start(size: number, libraryPath: string, nice?: number): Promise<EspeakPool> {
+    const pool = new EspeakPool(size, libraryPath, nice);
     await Promise.all(Array.from({ length: size }, () => pool.spawn()));
     return pool;
   }
@@ -50,7 +64,10 @@ export class EspeakPool {
   }
 
   private spawn(): Promise<void> {
-    const worker = startWorkerThread(import.meta.url, 'espeak-worker', { libraryPath: this.libraryPath });
+    const worker = startWorkerThread(import.meta.url, 'espeak-worker', {
+      libraryPath: this.libraryPath,
+      ...(this.nice !== undefined ? { nice: this.nice } : {}),
+    });
     const slot: Slot = { worker, listener: null, fail: null };
     return new Promise((resolve, reject) => {
       const onReady = (message: WorkerMessage) => {
@@ -106,8 +123,31 @@ export class EspeakPool {
    * every worker is busy, the job with the earliest `neededAtMs` gets the next free one.
    */
   async *synthesize(request: JobRequest, signal: AbortSignal, neededAtMs = performance.now()): AsyncGenerator<JobMessage> {
+    const foreground = neededAtMs < performance.now() + FOREGROUND_HORIZON_MS;
+    if (!foreground && this.nice === undefined) {
+      this.background ??= EspeakPool.start(1, this.libraryPath, BACKGROUND_NICE);
+      yield* (await this.background).synthesize(request, signal, performance.now());
+      return;
+    }
     const abort = new SharedArrayBuffer(4);
-    yield* this.run({ type: 'synthesize', id: this.nextId++, abort, ...request }, signal, abort, neededAtMs);
+    if (foreground) this.foreground++;
+    try {
+      yield* this.run({ type: 'synthesize', id: this.nextId++, abort, ...request }, signal, abort, neededAtMs);
+    } finally {
+      if (foreground) {
+        this.foreground--;
+        this.foregroundEndedAt = performance.now();
+      }
+    }
+  }
+
+  /**
+   * Milliseconds since the last synthesis needed soon (not a background job's) ended; 0 while
+   * one runs or waits for a worker. Background work starts its next piece only after a quiet
+   * stretch, so that it does not sit in a worker (or on the main thread) when a caller asks.
+   */
+  foregroundIdleMs(): number {
+    return this.foreground > 0 ? 0 : performance.now() - this.foregroundEndedAt;
   }
 
   /** Loads the given voices in every worker. */
@@ -171,6 +211,7 @@ export class EspeakPool {
   /** Stops every worker. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.background) await (await this.background.catch(() => null))?.close();
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
     this.slots.length = 0;
     this.free.length = 0;

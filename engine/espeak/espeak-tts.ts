@@ -151,6 +151,10 @@ export class EspeakTtsEngine implements TtsEngine {
 
   constructor(private readonly pool: EspeakPool) {}
 
+  foregroundIdleMs(): number {
+    return this.pool.foregroundIdleMs();
+  }
+
   async *synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent> {
     const style = ESPEAK_VOICE_STYLES[options.voice];
     if (!style) throw new RangeError(`eSpeak has no style for voice ${options.voice}`);

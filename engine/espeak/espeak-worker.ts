@@ -4,6 +4,7 @@
  * event loop; audio goes back chunk by chunk as eSpeak's callback delivers it (about every
  * 100 ms of audio).
  */
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EspeakNative } from './espeak-native.js';
 import type { SynthesisJob, WarmJob, WorkerMessage } from './espeak-protocol.js';
@@ -13,8 +14,12 @@ if (!port) throw new Error('espeak-worker must run in a worker thread');
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
+const settings = workerData as { libraryPath: string; nice?: number };
+// A background worker lowers its own priority (Linux applies it to this thread only; lowering
+// needs no privilege), so that the interactive workers and the event loop get the cores first.
+if (settings.nice !== undefined) os.setPriority(settings.nice);
 // A library that cannot load ends the thread with its reason; the pool's start reports it.
-const espeak = new EspeakNative((workerData as { libraryPath: string }).libraryPath);
+const espeak = new EspeakNative(settings.libraryPath);
 
 function synthesize(job: SynthesisJob): void {
   const abort = new Int32Array(job.abort);

@@ -1,8 +1,9 @@
 /**
  * Runs the queued synthesis jobs (spec 2.6, 3): one at a time, behind interactive traffic —
- * a job is synthesised sentence by sentence, each asking the engine for its audio an hour
- * "later", so every interactive request waiting for a worker gets it first and a job holds a
- * worker for one sentence at most. A
+ * a job is synthesised sentence by sentence, each sentence only once the engine has done no
+ * foreground work for a moment and asking for its audio an hour "later", so every interactive
+ * request waiting for a worker gets it first and a job holds a worker for one sentence at
+ * most. A
  * job is metered like a request (mode `batch`, its id as request id, so a job that is run again
  * after a crash is billed once). Results are files (mode 0600) kept 48 hours after the job
  * finished, then removed.
@@ -12,6 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
+import type { TtsEngine } from '../../engine/types.js';
 import { ApiError } from '../api/errors.js';
 import type { SynthesisRequestBody } from '../api/schemas.js';
 import type { Principal } from '../auth/authenticate.js';
@@ -27,6 +29,13 @@ import type { CallbackSender } from './callback-sender.js';
 export const JOB_RETENTION_MS = 48 * 3600 * 1000;
 /** How far ahead a job's synthesis says it needs its audio: later than any interactive request. */
 const BACKGROUND_MS = 3600 * 1000;
+/**
+ * How long the engine must have done no foreground work before a job synthesises its next
+ * sentence: a caller's requests that follow each other closely all go by before the job goes on.
+ */
+const QUIET_MS = 25;
+/** How often a waiting job looks again. */
+const QUIET_POLL_MS = 5;
 /** How often the results are looked at for expiry. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -145,6 +154,7 @@ export class JobRunner {
             budget.drawTo(seconds);
           },
           performance.now() + BACKGROUND_MS,
+          () => this.quiet(engine),
         );
         await fs.writeFile(file, outcome.audio, { mode: 0o600 });
       } catch (error) {
@@ -171,6 +181,15 @@ export class JobRunner {
     }
   }
 
+  /** Waits until `engine` has had no foreground work for {@link QUIET_MS} (or the runner stops). */
+  private async quiet(engine: TtsEngine): Promise<void> {
+    while (!this.abort.signal.aborted && (engine.foregroundIdleMs?.() ?? Number.POSITIVE_INFINITY) < QUIET_MS) {
+      await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+    }
+    this.abort.signal.throwIfAborted();
+  }
+
+  /** Ends a running job. */
   private async finish(job: JobRecord, status: 'succeeded' | 'failed', audio: JobRecord['audio'], error: JobRecord['error'] = null): Promise<void> {
     const finishedAt = this.now();
     await this.options.jobs.finish(job.id, {

@@ -275,6 +275,8 @@ export async function synthesizePieces(
   signal: AbortSignal,
   allowance?: AudioAllowance,
   neededAtMs?: number,
+  /** Awaited before each piece (background work waits there for a quiet engine). */
+  beforePiece?: () => Promise<void>,
 ): Promise<SynthesisOutcome> {
   const first = plans[0]!;
   const session = await SynthesisSession.open(first, allowance);
@@ -282,6 +284,7 @@ export async function synthesizePieces(
   const parts: Buffer[] = [];
   try {
     for (const plan of plans) {
+      await beforePiece?.();
       for await (const output of session.speak(engines, plan, signal, neededAtMs)) {
         if (output.type === 'audio') parts.push(output.bytes);
         else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
