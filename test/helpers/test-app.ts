@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { capturedLogger } from './captured-logger.js';
+import { checkResponses } from './response-check.js';
 import { loadMp3Encoder } from '../../src/audio/mp3-encoder.js';
 import { loadResampler } from '../../src/audio/resampler.js';
 import { KeyService } from '../../src/auth/key-service.js';
@@ -46,6 +47,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     realtimeAdmission: options.realRateLimit ? new Admission(realtimeLimits(config)) : new Admission(realtimeLimits(config), steppingClock()),
   };
   const app = await buildApp(services);
+  const violations = checkResponses(app);
   if (options.ready !== false) await app.ready();
   const sandboxKey = (await keys.create('sandbox test', 'sandbox')).key;
   const liveKey = (await keys.create('live test', 'live')).key;
@@ -58,6 +60,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     logs,
     async close() {
       await app.close();
+      // Every JSON answer matched the schema the OpenAPI document publishes for it.
+      if (violations.length > 0) throw new Error(`answers that do not match their OpenAPI schema:\n${violations.join('\n')}`);
       await services.jobs.runner.stop();
       await services.notices.close();
       await engines.close();
