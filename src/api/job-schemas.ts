@@ -24,7 +24,7 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 export const JobSchema = Type.Object(
   {
     id: Type.String(),
-    kind: StringEnum(['tts'] as const),
+    kind: StringEnum(['tts', 'stt'] as const),
     status: StringEnum(['queued', 'running', 'succeeded', 'failed'] as const),
     environment: StringEnum(['live', 'sandbox'] as const),
     created_at: Type.String({ format: 'date-time' }),
@@ -52,6 +52,19 @@ export const JobSchema = Type.Object(
           error: Nullable(Type.String()),
         },
         { description: 'Present when the job carried callback_url.' },
+      ),
+    ),
+    transcript: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            text: Type.String(),
+            lang: Type.String(),
+            words: Type.Array(Type.Object({ w: Type.String(), start: Type.Number(), end: Type.Number(), conf: Type.Number() })),
+            duration_s: Type.Number(),
+          },
+          { description: 'Present on a finished recognition job (null when it failed): what POST /v1/stt would answer.' },
+        ),
       ),
     ),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),

@@ -59,12 +59,13 @@ function malformedForm(error: Error): ApiError {
 }
 
 /**
- * Reads the form.
+ * Reads the form; `extraFields` are text fields accepted besides `lang` and `vocabulary`.
  * @throws ApiError `stt.audio_too_large` (413), `stt.invalid_request` (400) for a missing
  *   audio part, an unknown part or a malformed form, or what the body's reader was failed with
  *   (a body that arrives too slowly).
  */
-export async function readRecognitionForm(request: FastifyRequest): Promise<RecognitionForm> {
+export async function readRecognitionForm(request: FastifyRequest, extraFields: readonly string[] = []): Promise<RecognitionForm> {
+  const accepted = new Set([...TEXT_FIELDS, ...extraFields]);
   const declared = Number(request.headers['content-length'] ?? NaN);
   if (declared > LIMITS.sttMaxUploadBytes + FORM_OVERHEAD_BYTES) {
     throw audioTooLarge(request, `the upload declares ${declared} bytes; audio is limited to 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
@@ -86,10 +87,10 @@ export async function readRecognitionForm(request: FastifyRequest): Promise<Reco
         const file = await readFilePart(part.file);
         if (file === 'too-large') throw audioTooLarge(request, `the audio is larger than 25 MB (${LIMITS.sttMaxUploadBytes} bytes)`);
         audio = file;
-      } else if (TEXT_FIELDS.has(part.fieldname)) {
+      } else if (accepted.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value);
       } else {
-        throw new ApiError('stt.invalid_request', `unknown form field "${part.fieldname}"; accepted: audio, lang, vocabulary`);
+        throw new ApiError('stt.invalid_request', `unknown form field "${part.fieldname}"; accepted: audio, ${[...accepted].join(', ')}`);
       }
     }
   } catch (error) {

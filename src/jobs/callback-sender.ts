@@ -80,6 +80,7 @@ export class CallbackSender {
 
   /** Takes up the callbacks a stopped process left undelivered. */
   async resume(): Promise<void> {
+    this.stopped = false;
     for (const job of await this.options.jobs.pendingCallbacks(CALLBACK_MAX_ATTEMPTS, 10_000)) this.later(job.id, 0);
   }
 

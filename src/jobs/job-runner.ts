@@ -22,7 +22,10 @@ import type { UsageMeter } from '../metering/usage-meter.js';
 import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { synthesizePieces } from '../speech/synthesis-service.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
-import type { JobRecord, JobRepository } from '../store/store.js';
+import type { JobRecord, JobRepository, JobTranscript } from '../store/store.js';
+import { recognizeLive } from '../speech/live-recognition.js';
+import { parseLanguageCandidates, parseVocabulary } from '../speech/recognition-request.js';
+import { decodeRecording, recognizeBatch } from '../speech/recognition-service.js';
 import type { CallbackSender } from './callback-sender.js';
 
 /** How long a result is kept after its job finished (spec 1, 8). */
@@ -78,7 +81,7 @@ export interface JobRunnerOptions {
 export class JobRunner {
   private running: Promise<void> | null = null;
   private stopped = true;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
   private purgeTimer: NodeJS.Timeout | null = null;
   private readonly now: () => Date;
 
@@ -91,12 +94,19 @@ export class JobRunner {
     return path.join(this.options.folder, `${id}.audio`);
   }
 
+  /** File of a recognition job's recording, until the job ran. */
+  uploadFile(id: string): string {
+    return path.join(this.options.folder, `${id}.upload`);
+  }
+
   /** Puts jobs that were running when the process died back in the queue, then starts taking jobs. */
   async start(): Promise<void> {
     await fs.mkdir(this.options.folder, { recursive: true, mode: 0o700 });
     const requeued = await this.options.jobs.requeueRunning();
     if (requeued > 0) this.options.logger.warn({ requeued }, 'jobs that were running when the process stopped are queued again');
     this.stopped = false;
+    // A runner stopped before starts afresh.
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     await this.options.callbacks?.resume();
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
     this.purgeTimer.unref();
@@ -135,6 +145,7 @@ export class JobRunner {
   private async run(job: JobRecord): Promise<void> {
     const logger = this.options.logger.child({ job: job.id });
     const principal: Principal = { keyId: job.keyId, accountId: job.accountId, environment: job.environment, keyStatus: null };
+    if (job.kind === 'stt') return this.recognise(job, principal, logger);
     const file = this.audioFile(job.id);
     try {
       const request = JSON.parse(job.request) as SynthesisRequestBody;
@@ -181,6 +192,41 @@ export class JobRunner {
     }
   }
 
+  /** Runs a recognition job: the recording as `POST /v1/stt` hears it, metered as batch recognition. */
+  private async recognise(job: JobRecord, principal: Principal, logger: Logger): Promise<void> {
+    const upload = this.uploadFile(job.id);
+    try {
+      const request = JSON.parse(job.request) as { lang?: string; vocabulary?: string };
+      const plan = { candidates: parseLanguageCandidates(request.lang), vocabulary: parseVocabulary(request.vocabulary) };
+      const engines = this.options.engines;
+      const budget = await this.options.meter.lease(principal, 'stt', 'stt', job.id);
+      let result;
+      try {
+        const decoded = await decodeRecording(await fs.readFile(upload));
+        budget.assertRoom(decoded.durationSeconds);
+        result =
+          job.environment === 'sandbox'
+            ? await recognizeBatch(engines.sandbox.stt, decoded, plan, this.abort.signal)
+            : await recognizeLive(engines.live.stt, decoded, plan, this.abort.signal);
+      } catch (error) {
+        budget.release();
+        throw error;
+      }
+      await budget.commit({ mode: 'batch' }, result.durationSeconds);
+      const transcript = { text: result.text, lang: result.lang, words: result.words, duration_s: result.durationSeconds };
+      await this.finish(job, 'succeeded', null, null, transcript);
+      await fs.rm(upload, { force: true });
+      logger.info({ seconds: result.durationSeconds }, 'recognition job succeeded');
+    } catch (error) {
+      // Stopped mid-job: the recording stays for the run after the next start.
+      if (this.abort.signal.aborted) return;
+      const failure = error instanceof ApiError ? error : new ApiError('stt.internal_error', null);
+      if (!(error instanceof ApiError)) logger.error({ err: error }, 'recognition job failed');
+      await this.finish(job, 'failed', null, { code: failure.code, message: failure.detail ?? failure.message });
+      await fs.rm(upload, { force: true });
+    }
+  }
+
   /** Waits until `engine` has had no foreground work for {@link QUIET_MS} (or the runner stops). */
   private async quiet(engine: TtsEngine): Promise<void> {
     while (!this.abort.signal.aborted && (engine.foregroundIdleMs?.() ?? Number.POSITIVE_INFINITY) < QUIET_MS) {
@@ -190,13 +236,20 @@ export class JobRunner {
   }
 
   /** Ends a running job. */
-  private async finish(job: JobRecord, status: 'succeeded' | 'failed', audio: JobRecord['audio'], error: JobRecord['error'] = null): Promise<void> {
+  private async finish(
+    job: JobRecord,
+    status: 'succeeded' | 'failed',
+    audio: JobRecord['audio'],
+    error: JobRecord['error'] = null,
+    transcript: JobTranscript | null = null,
+  ): Promise<void> {
     const finishedAt = this.now();
     await this.options.jobs.finish(job.id, {
       status,
       finishedAt: finishedAt.toISOString(),
       resultExpiresAt: new Date(finishedAt.getTime() + JOB_RETENTION_MS).toISOString(),
       audio,
+      transcript,
       error,
     });
     this.options.callbacks?.send(job);

@@ -9,6 +9,9 @@ import { ApiError } from '../api/errors.js';
 import type { SynthesisRequestBody } from '../api/schemas.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { EngineRegistry } from '../../engine/registry.js';
+import { enginesFor } from '../speech/live-recognition.js';
+import { parseLanguageCandidates, parseVocabulary } from '../speech/recognition-request.js';
+import { decodeRecording } from '../speech/recognition-service.js';
 import { planSynthesis } from '../speech/synthesis-request.js';
 import type { JobRecord, JobRepository } from '../store/store.js';
 import { CallbackTargetError, checkCallbackTarget, type CallbackAllowList, type Resolver } from './callback-target.js';
@@ -39,32 +42,67 @@ export class JobService {
   async submit(principal: Principal, submission: JobSubmission): Promise<JobRecord> {
     const { kind, callback_url: callbackUrl, ...request } = submission;
     const plan = planSynthesis(request, false);
-    if (callbackUrl !== undefined) {
-      try {
-        await checkCallbackTarget(callbackUrl, this.callbacks.allow, this.callbacks.resolver);
-      } catch (error) {
-        if (error instanceof CallbackTargetError) throw new ApiError('tts.invalid_request', error.message);
-        throw error;
-      }
-    }
+    await this.checkCallback(callbackUrl, 'tts');
     if (principal.environment === 'live' && !this.engines.ttsFor(plan.model, plan.voice, plan.speech.document)) {
       throw new ApiError('tts.unavailable', 'no speech synthesis engine is running on this deployment yet; sandbox keys (sv_test_…) work');
     }
-    if ((await this.jobs.queuedOf(principal.keyId)) >= MAX_QUEUED_JOBS_PER_KEY) {
-      throw new ApiError(
-        'tts.rate_limited',
-        `${MAX_QUEUED_JOBS_PER_KEY} jobs of this key are already queued; submit more once some have started (GET /v1/jobs)`,
-        { retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS },
-      );
+    await this.checkQueue(principal, 'tts');
+    return this.queue(this.newJob(principal, kind, JSON.stringify(request), callbackUrl));
+  }
+
+  /**
+   * Queues a recognition job of an uploaded recording, checked like `POST /v1/stt` (languages,
+   * vocabulary, a recording that decodes); the recording waits beside the job until it ran.
+   * @throws ApiError with the code `POST /v1/stt` would give, 400 for a refused callback target, or 429 `stt.rate_limited` when the key has 200 jobs queued
+   */
+  async submitRecognition(principal: Principal, audio: Buffer, fields: Readonly<Record<string, string>>): Promise<JobRecord> {
+    const candidates = parseLanguageCandidates(fields['lang']);
+    parseVocabulary(fields['vocabulary']);
+    // A language no installed recogniser serves is refused now, not when the job runs.
+    if (principal.environment === 'live') enginesFor(this.engines.live.stt, candidates);
+    await decodeRecording(audio);
+    await this.checkCallback(fields['callback_url'], 'stt');
+    await this.checkQueue(principal, 'stt');
+    const request = {
+      ...(fields['lang'] !== undefined ? { lang: fields['lang'] } : {}),
+      ...(fields['vocabulary'] !== undefined ? { vocabulary: fields['vocabulary'] } : {}),
+    };
+    const job = this.newJob(principal, 'stt', JSON.stringify(request), fields['callback_url']);
+    await fs.writeFile(this.runner.uploadFile(job.id), audio, { mode: 0o600 });
+    return this.queue(job);
+  }
+
+  private async checkCallback(callbackUrl: string | undefined, family: 'tts' | 'stt'): Promise<void> {
+    if (callbackUrl === undefined) return;
+    try {
+      await checkCallbackTarget(callbackUrl, this.callbacks.allow, this.callbacks.resolver);
+    } catch (error) {
+      if (error instanceof CallbackTargetError) throw ApiError.of(family, 'invalid_request', error.message);
+      throw error;
     }
-    const job: JobRecord = {
+  }
+
+  private async checkQueue(principal: Principal, family: 'tts' | 'stt'): Promise<void> {
+    if ((await this.jobs.queuedOf(principal.keyId)) < MAX_QUEUED_JOBS_PER_KEY) return;
+    throw ApiError.of(
+      family,
+      'rate_limited',
+      `${MAX_QUEUED_JOBS_PER_KEY} jobs of this key are already queued; submit more once some have started (GET /v1/jobs)`,
+      {
+        retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS,
+      },
+    );
+  }
+
+  private newJob(principal: Principal, kind: JobRecord['kind'], request: string, callbackUrl: string | undefined): JobRecord {
+    return {
       id: newJobId(),
       accountId: principal.accountId,
       keyId: principal.keyId,
       environment: principal.environment,
       kind,
       status: 'queued',
-      request: JSON.stringify(request),
+      request,
       createdAt: this.now().toISOString(),
       startedAt: null,
       finishedAt: null,
@@ -75,7 +113,11 @@ export class JobService {
       attempts: 0,
       callbackUrl: callbackUrl ?? null,
       callback: { deliveredAt: null, attempts: 0, error: null },
+      transcript: null,
     };
+  }
+
+  private async queue(job: JobRecord): Promise<JobRecord> {
     await this.jobs.insert(job);
     this.runner.wake();
     return job;
@@ -104,6 +146,7 @@ export class JobService {
    */
   async audio(principal: Principal, id: string): Promise<{ job: JobRecord; bytes: Buffer }> {
     const job = await this.get(principal, id);
+    if (job.kind === 'stt') throw new ApiError('tts.invalid_request', `job ${job.id} is a recognition: its result is the transcript in GET /v1/jobs/{id}`);
     if (job.status !== 'succeeded' || !job.audio) {
       const why = job.status === 'failed' ? `failed (${job.error?.code ?? 'unknown'})` : `is ${job.status}`;
       throw new ApiError('tts.invalid_request', `job ${job.id} ${why}: it has no audio${job.status === 'failed' ? '' : ' yet; poll GET /v1/jobs/{id}'}`);

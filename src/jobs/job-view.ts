@@ -1,10 +1,10 @@
 /** A job as the API shows it (spec 2.6). */
-import type { JobRecord } from '../store/store.js';
+import type { JobRecord, JobTranscript } from '../store/store.js';
 
 /** The `Job` of spec 2.6. */
 export interface JobView {
   readonly id: string;
-  readonly kind: 'tts';
+  readonly kind: JobRecord['kind'];
   readonly status: JobRecord['status'];
   readonly environment: JobRecord['environment'];
   readonly created_at: string;
@@ -14,6 +14,7 @@ export interface JobView {
   readonly result_expires_at: string | null;
   readonly audio?: { encoding: string; media_type: string; sample_rate_hz: number; byte_length: number; url: string };
   readonly callback?: { delivered_at: string | null; attempts: number; error: string | null };
+  readonly transcript?: JobTranscript | null;
   readonly error: { code: string; message: string } | null;
 }
 
@@ -27,7 +28,7 @@ export function jobView(job: JobRecord, baseUrl: string): JobView {
     created_at: job.createdAt,
     started_at: job.startedAt,
     finished_at: job.finishedAt,
-    audio_seconds: job.audio ? job.audio.seconds : null,
+    audio_seconds: job.audio ? job.audio.seconds : job.transcript ? job.transcript.duration_s : null,
     result_expires_at: job.resultExpiresAt,
     ...(job.status === 'succeeded' && job.audio
       ? {
@@ -41,6 +42,7 @@ export function jobView(job: JobRecord, baseUrl: string): JobView {
         }
       : {}),
     ...(job.callbackUrl !== null ? { callback: { delivered_at: job.callback.deliveredAt, attempts: job.callback.attempts, error: job.callback.error } } : {}),
+    ...(job.kind === 'stt' && job.status !== 'queued' && job.status !== 'running' ? { transcript: job.transcript } : {}),
     error: job.error,
   };
 }

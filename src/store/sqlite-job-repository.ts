@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { Environment, JobAudio, JobCallbackState, JobRecord, JobRepository } from './store.js';
+import type { Environment, JobAudio, JobCallbackState, JobOutcome, JobRecord, JobRepository, JobTranscript } from './store.js';
 
 interface JobRow {
   id: string;
   account_id: string;
   key_id: string;
   environment: Environment;
-  kind: 'tts';
+  kind: JobRecord['kind'];
   status: JobRecord['status'];
   request: string;
   created_at: string;
@@ -21,6 +21,7 @@ interface JobRow {
   callback_delivered_at: string | null;
   callback_attempts: number;
   callback_error: string | null;
+  transcript: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -42,6 +43,7 @@ function toRecord(row: JobRow): JobRecord {
     attempts: row.attempts,
     callbackUrl: row.callback_url,
     callback: { deliveredAt: row.callback_delivered_at, attempts: row.callback_attempts, error: row.callback_error },
+    transcript: row.transcript === null ? null : (JSON.parse(row.transcript) as JobTranscript),
   };
 }
 
@@ -75,7 +77,7 @@ export class SqliteJobRepository implements JobRepository {
        RETURNING *`,
     );
     this.finishStatement = db.prepare(
-      `UPDATE jobs SET status = @status, finished_at = @finishedAt, result_expires_at = @resultExpiresAt, audio = @audio, error = @error
+      `UPDATE jobs SET status = @status, finished_at = @finishedAt, result_expires_at = @resultExpiresAt, audio = @audio, transcript = @transcript, error = @error
        WHERE id = @id AND status = 'running'`,
     );
     this.requeueStatement = db.prepare(`UPDATE jobs SET status = 'queued', started_at = NULL WHERE status = 'running'`);
@@ -115,16 +117,14 @@ export class SqliteJobRepository implements JobRepository {
     return row && toRecord(row);
   }
 
-  async finish(
-    id: string,
-    outcome: { status: 'succeeded' | 'failed'; finishedAt: string; resultExpiresAt: string; audio: JobAudio | null; error: JobRecord['error'] },
-  ): Promise<void> {
+  async finish(id: string, outcome: JobOutcome): Promise<void> {
     this.finishStatement.run({
       id,
       status: outcome.status,
       finishedAt: outcome.finishedAt,
       resultExpiresAt: outcome.resultExpiresAt,
       audio: outcome.audio === null ? null : JSON.stringify(outcome.audio),
+      transcript: outcome.transcript ? JSON.stringify(outcome.transcript) : null,
       error: outcome.error === null ? null : JSON.stringify(outcome.error),
     });
   }

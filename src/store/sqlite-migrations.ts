@@ -122,4 +122,38 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN callback_delivered_at TEXT;
    ALTER TABLE jobs ADD COLUMN callback_attempts INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE jobs ADD COLUMN callback_error TEXT;`,
+  // Recognition jobs: kind stt (SQLite cannot widen a CHECK in place, so the table is made
+  // anew and its rows copied), and the transcript of a finished one.
+  `CREATE TABLE jobs_new (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     environment TEXT NOT NULL CHECK (environment IN ('live', 'sandbox')),
+     kind TEXT NOT NULL CHECK (kind IN ('tts', 'stt')),
+     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed')),
+     request TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT,
+     audio TEXT,
+     result_expires_at TEXT,
+     purged_at TEXT,
+     error TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     callback_url TEXT,
+     callback_delivered_at TEXT,
+     callback_attempts INTEGER NOT NULL DEFAULT 0,
+     callback_error TEXT,
+     transcript TEXT
+   );
+   INSERT INTO jobs_new (id, account_id, key_id, environment, kind, status, request, created_at, started_at, finished_at, audio,
+                         result_expires_at, purged_at, error, attempts, callback_url, callback_delivered_at, callback_attempts, callback_error)
+     SELECT id, account_id, key_id, environment, kind, status, request, created_at, started_at, finished_at, audio,
+            result_expires_at, purged_at, error, attempts, callback_url, callback_delivered_at, callback_attempts, callback_error
+     FROM jobs ORDER BY rowid;
+   DROP TABLE jobs;
+   ALTER TABLE jobs_new RENAME TO jobs;
+   CREATE INDEX jobs_queue ON jobs (status, created_at);
+   CREATE INDEX jobs_by_account ON jobs (account_id, environment, created_at);
+   CREATE INDEX jobs_by_key ON jobs (key_id, status);`,
 ];

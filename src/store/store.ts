@@ -249,9 +249,10 @@ export interface JobRecord {
   readonly accountId: string;
   readonly keyId: string;
   readonly environment: Environment;
-  readonly kind: 'tts';
+  /** `tts`: a synthesis; `stt`: a recognition of an uploaded recording (kept beside the job until it ran). */
+  readonly kind: 'tts' | 'stt';
   readonly status: JobStatus;
-  /** The synthesis request as submitted (checked then), JSON. */
+  /** The request as submitted (checked then), JSON: a synthesis request, or a recognition's `lang` and `vocabulary`. */
   readonly request: string;
   readonly createdAt: string;
   readonly startedAt: string | null;
@@ -268,6 +269,16 @@ export interface JobRecord {
   readonly callbackUrl: string | null;
   /** How the callback fared (spec 2.6 `callback`). */
   readonly callback: JobCallbackState;
+  /** A finished recognition job's transcript (spec 2.3). */
+  readonly transcript: JobTranscript | null;
+}
+
+/** The transcript of a recognition job, as `POST /v1/stt` answers it. */
+export interface JobTranscript {
+  readonly text: string;
+  readonly lang: string;
+  readonly words: ReadonlyArray<{ readonly w: string; readonly start: number; readonly end: number; readonly conf: number }>;
+  readonly duration_s: number;
 }
 
 /** A job callback's delivery so far. */
@@ -275,6 +286,16 @@ export interface JobCallbackState {
   readonly deliveredAt: string | null;
   readonly attempts: number;
   readonly error: string | null;
+}
+
+/** How a job ended. */
+export interface JobOutcome {
+  readonly status: 'succeeded' | 'failed';
+  readonly finishedAt: string;
+  readonly resultExpiresAt: string;
+  readonly audio: JobAudio | null;
+  readonly transcript?: JobTranscript | null;
+  readonly error: JobRecord['error'];
 }
 
 /** A place in the newest-first order of jobs. */
@@ -294,10 +315,7 @@ export interface JobRepository {
   /** Takes the oldest queued job for running (queued → running, attempts + 1), or none; no two callers get the same job. */
   claim(startedAt: string): Promise<JobRecord | undefined>;
   /** Ends a running job. */
-  finish(
-    id: string,
-    outcome: { status: 'succeeded' | 'failed'; finishedAt: string; resultExpiresAt: string; audio: JobAudio | null; error: JobRecord['error'] },
-  ): Promise<void>;
+  finish(id: string, outcome: JobOutcome): Promise<void>;
   /** Puts every running job back in the queue (their process died); returns how many. */
   requeueRunning(): Promise<number>;
   /** Ids of jobs whose result expired at or before `now` and whose audio is still kept, oldest first. */

@@ -13,7 +13,9 @@ import { JobListSchema, JobSchema } from '../../src/api/job-schemas.js';
 import { AccountService } from '../../src/auth/account-service.js';
 import { MAX_QUEUED_JOBS_PER_KEY } from '../../src/jobs/job-service.js';
 import { DEFAULT_ACCOUNT_ID } from '../../src/store/store.js';
+import { toneWav } from '../helpers/audio-fixtures.js';
 import { expectError } from '../helpers/error-envelope.js';
+import { multipartBody } from '../helpers/multipart.js';
 import { expectSchema } from '../helpers/schema-check.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -138,4 +140,41 @@ describe('synthesis jobs', () => {
     expect(expectError(refused, 429, 'tts.rate_limited').detail).toMatch(/200 jobs of this key are already queued/);
     expect(refused.headers['retry-after']).toBe('10');
   }, 60_000);
+
+  it('recognise an uploaded recording as a job: the transcript POST /v1/stt gives, in the Job', async () => {
+    await t.services.jobs.runner.start();
+    const wav = toneWav(3);
+    const form = multipartBody({ kind: 'stt', lang: 'de-CH-bern', vocabulary: 'Störung' }, { bytes: wav, type: 'audio/wav' });
+    const submitted = await t.app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'x-api-key': t.sandboxKey, ...form.headers }, payload: form.payload });
+    expect(submitted.statusCode, submitted.body).toBe(202);
+    expect(submitted.json()).toMatchObject({ kind: 'stt', status: 'queued' });
+    const done = await finished(submitted.json().id);
+    expectSchema(JobSchema, done);
+    const direct = multipartBody({ lang: 'de-CH-bern', vocabulary: 'Störung' }, { bytes: wav, type: 'audio/wav' });
+    const interactive = (
+      await t.app.inject({ method: 'POST', url: '/v1/stt', headers: { 'x-api-key': t.sandboxKey, ...direct.headers }, payload: direct.payload })
+    ).json();
+    expect(done).toMatchObject({ status: 'succeeded', audio_seconds: 3, transcript: interactive });
+    expect(done.audio).toBeUndefined();
+    expect(await t.store.usage.findByRequestId(done.id)).toMatchObject({ direction: 'stt', mode: 'batch', audioSeconds: 3 });
+    expect(expectError(await get(`/v1/jobs/${done.id}/audio`), 400, 'tts.invalid_request').detail).toMatch(/recognition/);
+    // The recording is gone once the job ran.
+    await expect(fs.access(t.services.jobs.runner.uploadFile(done.id))).rejects.toThrow();
+  });
+
+  it('checks a recognition job like POST /v1/stt when it is submitted', async () => {
+    const send = (fields: Record<string, string>, bytes?: Uint8Array) => {
+      const form = multipartBody(fields, bytes ? { bytes, type: 'audio/wav' } : undefined);
+      return t.app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'x-api-key': t.sandboxKey, ...form.headers }, payload: form.payload });
+    };
+    const wav = toneWav(1);
+    expect(expectError(await send({ kind: 'tts' }, wav), 400, 'stt.invalid_request').detail).toMatch(/kind must be stt/);
+    expectError(await send({ kind: 'stt' }), 400, 'stt.invalid_request');
+    expectError(await send({ kind: 'stt', lang: 'xx-YY' }, wav), 400, 'stt.invalid_request');
+    expect(expectError(await send({ kind: 'stt', colour: 'red' }, wav), 400, 'stt.invalid_request').detail).toMatch(/unknown form field "colour"/);
+    expectError(await send({ kind: 'stt' }, Buffer.from('RIFF not really a wave file')), 415, 'stt.unsupported_format');
+    expect(expectError(await send({ kind: 'stt', callback_url: 'https://10.0.0.1/x' }, wav), 400, 'stt.invalid_request').detail).toMatch(
+      /not a public address/,
+    );
+  });
 });

@@ -117,6 +117,7 @@ describe('the job queue', () => {
       attempts: 0,
       callbackUrl: null,
       callback: { deliveredAt: null, attempts: 0, error: null },
+      transcript: null,
     });
     side.runner.wake();
     await side.runner.idle();

@@ -1,4 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { ApiError } from '../../api/errors.js';
+import { takeRequestSlot } from '../../api/request-context.js';
+import { readRecognitionForm } from '../recognition-form.js';
 import { Type } from '@sinclair/typebox';
 import { JobListQuerySchema, JobListSchema, JobSchema, JobSubmissionSchema, type JobListQuery } from '../../api/job-schemas.js';
 import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS } from '../../api/schemas.js';
@@ -13,31 +17,68 @@ const JOB_BODY_LIMIT = 64 * 1024;
 
 const errors = { '4xx': ErrorBodySchema, '5xx': ErrorBodySchema };
 const settings = { sprachrohr: { family: 'tts' as const } };
+/**
+ * The body's check: a JSON job against its schema (the app's Ajv options), while a multipart
+ * form (a recognition job, no parsed body) is read and checked part by part in the handler.
+ */
+const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, useDefaults: false, strict: false });
+const jsonOrForm: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const validate = bodyAjv.compile(schema as object);
+  const check = ((data: unknown) => {
+    // A multipart form is not parsed into a body (null); a JSON null is refused by the handler.
+    if (httpPart === 'body' && (data === undefined || data === null)) return true;
+    const valid = validate(data);
+    check.errors = validate.errors;
+    return valid;
+  }) as ((data: unknown) => boolean) & { errors?: typeof validate.errors };
+  return check;
+};
+
 const IdParamsSchema = Type.Object({ id: Type.String({ maxLength: 200, description: 'A job id (job_…).' }) });
 
 /** `POST /v1/jobs`, `GET /v1/jobs`, `GET /v1/jobs/{id}` and `GET /v1/jobs/{id}/audio` (spec 4.7–4.10). */
 export function registerJobRoutes(app: FastifyInstance, services: AppServices): void {
   const jobs = services.jobs;
 
-  app.post<{ Body: JobSubmission }>(
+  app.post<{ Body: JobSubmission | undefined }>(
     '/v1/jobs',
     {
       bodyLimit: JOB_BODY_LIMIT,
-      config: { ...settings, fieldErrors: SYNTHESIS_FIELD_ERRORS },
+      // A recognition job's upload is read by the handler, which takes the in-flight slot once it has arrived.
+      config: { sprachrohr: { family: 'tts', bodyInHandler: true }, fieldErrors: SYNTHESIS_FIELD_ERRORS },
+      validatorCompiler: jsonOrForm,
       schema: {
         summary: 'Submit a synthesis job',
         description:
           'A synthesis request (the fields of POST /v1/tts) with kind tts, checked in full now: what POST /v1/tts would refuse is ' +
           `refused here with the same code. 202 with the job and its Location. At most ${MAX_QUEUED_JOBS_PER_KEY} jobs of a key wait ` +
           'in the queue (then 429 tts.rate_limited with Retry-After). Jobs run one at a time behind interactive traffic, are metered ' +
-          'like requests (mode batch), and their audio is kept 48 hours after they finish.',
+          'like requests (mode batch), and their audio is kept 48 hours after they finish. A recognition job is multipart/form-data ' +
+          'instead: the fields of POST /v1/stt (audio, lang, vocabulary) with kind=stt and an optional callback_url, checked like POST /v1/stt; ' +
+          'its transcript comes in the Job.',
         tags: ['jobs'],
         body: JobSubmissionSchema,
         response: { 202: JobSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const job = await jobs.submit(request.principal!, request.body);
+      const principal = request.principal!;
+      let job;
+      if (request.isMultipart()) {
+        const { audio, fields } = await readRecognitionForm(request, ['kind', 'callback_url']);
+        takeRequestSlot(request, reply, services.admission);
+        if (fields['kind'] !== 'stt') {
+          throw new ApiError(
+            'stt.invalid_request',
+            `a job sent as multipart/form-data is a recognition: kind must be stt, not ${JSON.stringify(fields['kind'] ?? '')}`,
+          );
+        }
+        job = await jobs.submitRecognition(principal, audio, fields);
+      } else {
+        if (request.body === null || typeof request.body !== 'object') throw new ApiError('tts.invalid_request', 'the body must be a JSON object');
+        takeRequestSlot(request, reply, services.admission);
+        job = await jobs.submit(principal, request.body);
+      }
       const base = baseUrlOf(request, services);
       return reply.code(202).header('Location', `${base}/jobs/${job.id}`).send(jobView(job, base));
     },
