@@ -19,9 +19,8 @@ import { SdpError } from '../sdp/sdp-error.js';
 import type { CallDialog, SessionBody } from './call-dialog.js';
 import { fillPlaceholders } from '../../dialplan/placeholders.js';
 import { runRoute } from '../../dialplan/run-route.js';
-import { usedUpPrompt } from '../../dialplan/dialplan-defaults.js';
-import { UnknownCallAccountError, type CallAllowance, type CallMetering, type CallUse } from '../../metering/call-meter.js';
-import { CallAllowanceWatch } from './call-allowance.js';
+import type { CallMetering } from '../../metering/call-meter.js';
+import { CallAllowanceGuard, type GuardedCall } from './call-allowance.js';
 import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest, StreamRequest } from '../../dialplan/steps/step-context.js';
 import { listenForCaller, speakPrompt } from './call-turns.js';
 import { abortableDelay } from './abortable-delay.js';
@@ -113,8 +112,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private sttSeconds = 0;
   private readonly startedAt = performance.now();
   private endedReason: string | null = null;
-  /** Ending the call because its account's entitlements are used up: the apology, then the hangup. */
-  private usedUpEnding: Promise<void> | null = null;
 
   constructor(
     readonly dialog: CallDialog,
@@ -158,82 +155,36 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * the account's entitlements running out; then meters the call.
    */
   async run(): Promise<void> {
-    let allowance: CallAllowance | null = null;
-    let watch: CallAllowanceWatch | null = null;
+    const guard = new CallAllowanceGuard(this.services.metering, this.guardedCall(), this.services.allowanceCheckMs);
     try {
-      allowance = await this.openAllowance();
-      if (!allowance) return;
-      watch = new CallAllowanceWatch(
-        allowance,
-        () => this.use,
-        (reason) => void this.endUsedUp(reason),
-        this.logger,
-        this.services.allowanceCheckMs,
-      );
-      watch.start();
+      if (!(await guard.open())) return;
       const end = await runRoute(this.stepContext());
       this.logger.debug({ end }, 'route done');
     } catch (error) {
       if (!this.signal.aborted) this.logger.error({ err: error }, 'call step failed');
     } finally {
-      watch?.stop();
-      if (this.usedUpEnding) await this.usedUpEnding;
+      await guard.settle();
       await this.hangup();
-      await allowance?.finish(this.use).catch((error: unknown) => this.logger.error({ err: error, ...this.use }, 'the call could not be metered'));
+      await guard.finish();
     }
   }
 
-  /** What the call has synthesised and recognised so far. */
-  private get use(): CallUse {
-    return { ttsSeconds: this.ttsSeconds, sttSeconds: this.sttSeconds };
-  }
-
-  /**
-   * The call's allowance with its dialplan's account; null when the call may not run (its
-   * account is unknown, or its entitlements are used up: it is told so and ended).
-   */
-  private async openAllowance(): Promise<CallAllowance | null> {
-    const metering = this.services.metering;
-    if (!metering) return { check: async () => null, finish: async () => undefined };
-    let allowance: CallAllowance;
-    try {
-      allowance = await metering.open({
-        callId: this.dialog.callId,
-        routeNumber: this.route.number,
-        account: this.route.account,
-        synthetic: this.route.engines === 'synthetic',
-      });
-    } catch (error) {
-      if (!(error instanceof UnknownCallAccountError)) throw error;
-      this.logger.error({ file: this.route.file }, error.message);
-      await this.hangup('unknown_account');
-      return null;
-    }
-    const reason = await allowance.check(this.use);
-    if (reason === null) return allowance;
-    await this.endUsedUp(reason);
-    return null;
-  }
-
-  /** Stops the steps, tells the caller the credit is used up, and hangs up (once). */
-  private endUsedUp(reason: string): Promise<void> {
-    this.usedUpEnding ??= (async () => {
-      this.logger.warn({ reason }, "the account's entitlements are used up: the caller is told so and the call ends");
-      // The steps stop; the apology has a signal of its own, which only the caller leaving ends.
-      this.controller.abort();
-      const apology = new AbortController();
-      const onEnded = (): void => apology.abort();
-      this.dialog.once('ended', onEnded);
-      try {
-        await this.say({ ...this.voice, text: usedUpPrompt(this.voice.language), bargeIn: false }, apology.signal);
-      } catch (error) {
-        if (!apology.signal.aborted) this.logger.error({ err: error }, 'the used-up notice could not be spoken');
-      } finally {
-        this.dialog.off('ended', onEnded);
-      }
-      await this.hangup('entitlement_exhausted');
-    })();
-    return this.usedUpEnding;
+  /** The call as its allowance guard sees it. */
+  private guardedCall(): GuardedCall {
+    return {
+      metered: { callId: this.dialog.callId, routeNumber: this.route.number, account: this.route.account, synthetic: this.route.engines === 'synthetic' },
+      logger: this.logger,
+      use: () => ({ ttsSeconds: this.ttsSeconds, sttSeconds: this.sttSeconds }),
+      voice: () => this.voice,
+      // The steps run on the call's signal; the call itself ends only with its hangup.
+      stopSteps: () => this.controller.abort(),
+      say: (prompt, signal) => this.say(prompt, signal),
+      hangup: (reason) => this.hangup(reason),
+      onCallerGone: (listener) => {
+        this.dialog.once('ended', listener);
+        return () => void this.dialog.off('ended', listener);
+      },
+    };
   }
 
   /** The call as its steps see it (dialplan/steps/step-context.ts). */
