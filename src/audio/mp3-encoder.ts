@@ -29,12 +29,15 @@ let compiled: WasmModule | undefined;
 type WasmModule = Parameters<typeof createEncoder>[1];
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly;
 
-/** Compiles the encoder at start, so no request pays for it. */
-export async function loadMp3Encoder(): Promise<void> {
+/**
+ * Compiles the encoder at start, so no request pays for it, and makes `prepared` instances
+ * ready (a thread that encodes one stream at a time needs one).
+ */
+export async function loadMp3Encoder(prepared = PREPARED): Promise<void> {
   if (compiled) return;
   const file = createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3');
   compiled = await wasm.compile(await readFile(file));
-  for (let i = 0; i < PREPARED; i++) idle.push(await newInstance());
+  for (let i = 0; i < prepared; i++) idle.push(await newInstance());
 }
 
 /**

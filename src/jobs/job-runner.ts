@@ -3,7 +3,7 @@
  * a job is synthesised sentence by sentence, each sentence only once the engine has done no
  * foreground work for a moment and asking for its audio an hour "later", so every interactive
  * request waiting for a worker gets it first and a job holds a worker for one sentence at
- * most. A
+ * most; its audio is resampled and encoded on a thread of low priority, not the event loop. A
  * job is metered like a request (mode `batch`, its id as request id, so a job that is run again
  * after a crash is billed once). Results are files (mode 0600) kept 48 hours after the job
  * finished, then removed.
@@ -15,12 +15,13 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
 import type { TtsEngine } from '../../engine/types.js';
 import { ApiError } from '../api/errors.js';
+import { BackgroundEncoder } from '../audio/background-encoder.js';
 import type { SynthesisRequestBody } from '../api/schemas.js';
 import type { Principal } from '../auth/authenticate.js';
 import { LIMITS } from '../catalog/limits.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
-import { synthesizePieces } from '../speech/synthesis-service.js';
+import { synthesizeInBackground } from '../speech/background-synthesis.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
 import type { JobRecord, JobRepository, JobTranscript } from '../store/store.js';
 import { recognizeLive } from '../speech/live-recognition.js';
@@ -84,6 +85,8 @@ export class JobRunner {
   private abort = new AbortController();
   private purgeTimer: NodeJS.Timeout | null = null;
   private readonly now: () => Date;
+  /** Resamples and encodes the jobs' audio off the event loop. */
+  private readonly encoder = new BackgroundEncoder();
 
   constructor(private readonly options: JobRunnerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -126,6 +129,7 @@ export class JobRunner {
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     this.abort.abort();
     await this.running;
+    await this.encoder.close();
     await this.options.callbacks?.stop();
   }
 
@@ -156,9 +160,10 @@ export class JobRunner {
       const budget = await this.options.meter.lease(principal, 'tts', 'tts', job.id);
       let outcome;
       try {
-        outcome = await synthesizePieces(
+        outcome = await synthesizeInBackground(
           { engine, dialect: engines.dialect },
           piecesOf(request, plan),
+          this.encoder,
           this.abort.signal,
           (seconds) => {
             if (seconds > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`more than ${LIMITS.ttsMaxAudioSeconds} s`);

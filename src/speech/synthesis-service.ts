@@ -4,8 +4,7 @@ import { normaliseText } from '../../engine/text/normaliser.js';
 import { sameProsody } from '../../engine/delivery.js';
 import { AsyncQueue } from '../../engine/async-queue.js';
 import { NEUTRAL_PROSODY, type Prosody, type SpeechDocument, type TtsEngine, type TtsEvent } from '../../engine/types.js';
-import { concatPcm } from '../audio/pcm.js';
-import { Resampler } from '../audio/resampler.js';
+import { RateMatcher } from '../audio/rate-matcher.js';
 import { mediaTypeFor } from '../catalog/formats.js';
 import { createStreamEncoder, type StreamEncoder } from '../audio/stream-encoder.js';
 import { ApiError } from '../api/errors.js';
@@ -25,7 +24,7 @@ export interface SynthesisOutcome {
  * A stable 32-bit number for a plan, used as the Ogg stream serial: equal requests give
  * byte-identical files, different requests differ.
  */
-function serialOf(plan: SynthesisPlan): number {
+export function serialOf(plan: SynthesisPlan): number {
   const digest = createHash('sha256')
     .update(JSON.stringify([plan.voice, plan.language, plan.dialect, plan.speed, plan.style, plan.format.id, plan.sampleRateHz, plan.speech.document]))
     .digest();
@@ -56,35 +55,6 @@ export function prepareSpeech(document: SpeechDocument, renderer: DialectRendere
   };
 }
 
-/**
- * Brings an engine's audio to the requested rate: chunks pass through untouched when the rates
- * agree, else through one streaming resampler for the whole synthesis.
- */
-class RateMatcher {
-  private resampler: Resampler | null = null;
-
-  constructor(private readonly targetRateHz: number) {}
-
-  /** Converts a chunk; a change of input rate (passages from different models) flushes first. */
-  push(pcm: Int16Array, rateHz: number): Int16Array {
-    let tail: Int16Array | null = null;
-    if (this.resampler && this.resampler.inputRateHz !== rateHz) tail = this.finish();
-    if (rateHz === this.targetRateHz) return tail ? concatPcm([tail, pcm]) : pcm;
-    this.resampler ??= new Resampler(rateHz, this.targetRateHz);
-    const converted = this.resampler.process(pcm);
-    return tail ? concatPcm([tail, converted]) : converted;
-  }
-
-  /** The resampler's held-back tail (once), and frees it; later calls return null. */
-  finish(): Int16Array | null {
-    if (!this.resampler) return null;
-    const tail = this.resampler.flush();
-    this.resampler.destroy();
-    this.resampler = null;
-    return tail;
-  }
-}
-
 /** What a synthesis needs from the engine layer. */
 export interface SynthesisEngines {
   readonly engine: TtsEngine;
@@ -92,7 +62,7 @@ export interface SynthesisEngines {
 }
 
 /** The engine's events for a plan: its text prepared (normalised, dialect, style) and synthesised. */
-function engineEvents({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number): AsyncIterable<TtsEvent> {
+export function engineEvents({ engine, dialect }: SynthesisEngines, plan: SynthesisPlan, signal: AbortSignal, neededAtMs?: number): AsyncIterable<TtsEvent> {
   const options = {
     voice: plan.voice,
     speed: plan.speed,
