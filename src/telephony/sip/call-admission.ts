@@ -4,9 +4,10 @@
  * asked for when credentials are configured, and calls are counted per source and overall.
  * Refusals cost nothing: no dialog, no media port, no engine.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import type { CallDialog } from '../call/call-dialog.js';
+import { authParams, digestResponse } from './digest.js';
 import type { CallRefusal } from './sip-endpoint.js';
 import type { SipRequest } from './sip-message.js';
 import type { SipPeer } from './sip-transport.js';
@@ -35,15 +36,6 @@ function addRule(list: net.BlockList, entry: string): void {
   const bits = Number(prefix);
   if (!/^\d{1,3}$/.test(prefix) || bits > (family === 'ipv4' ? 32 : 128)) throw new RangeError(`${JSON.stringify(entry)} has an invalid prefix length`);
   list.addSubnet(address, bits, family);
-}
-
-/** `name=value` and `name="quoted, value"` pairs of an Authorization header (names lower case). */
-function authParams(text: string): Map<string, string> {
-  const params = new Map<string, string>();
-  for (const match of text.matchAll(/([A-Za-z0-9-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g)) {
-    params.set(match[1]!.toLowerCase(), match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[3]!);
-  }
-  return params;
 }
 
 /** An address without the IPv4-mapped prefix a dual-stack socket reports (`::ffff:10.0.0.1`). */
@@ -140,14 +132,18 @@ export class CallAdmission {
       if (get('username') !== user || get('realm') !== realm) continue;
       const algorithm = (get('algorithm') || 'MD5').toUpperCase();
       if (algorithm !== 'MD5' && algorithm !== 'SHA-256') continue;
-      const hash = (text: string) =>
-        createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
-          .update(text)
-          .digest('hex');
-      const ha1 = hash(`${user}:${realm}:${password}`);
-      const ha2 = hash(`${request.method}:${get('uri')}`);
-      const qop = get('qop');
-      const expected = qop === 'auth' ? hash(`${ha1}:${get('nonce')}:${get('nc')}:${get('cnonce')}:auth:${ha2}`) : hash(`${ha1}:${get('nonce')}:${ha2}`);
+      const expected = digestResponse({
+        algorithm,
+        username: user,
+        realm,
+        password,
+        method: request.method,
+        uri: get('uri'),
+        nonce: get('nonce'),
+        qop: get('qop') === 'auth' ? 'auth' : null,
+        nc: get('nc'),
+        cnonce: get('cnonce'),
+      });
       const given = get('response').toLowerCase();
       if (given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) continue;
       const state = this.nonceState(get('nonce'));
