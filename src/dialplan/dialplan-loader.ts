@@ -7,8 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { findLanguage } from '../catalog/languages.js';
 import { findVoice } from '../catalog/voices.js';
 import type { Env } from '../config-values.js';
@@ -16,19 +15,9 @@ import { DialplanFileSchema, DialplanRouteSchema, STEP_SCHEMAS, type DialplanFil
 import { analyseFlow, referencesOf } from './flow-analysis.js';
 import { stepProblems } from './step-checks.js';
 import { STEP_KINDS, type StepKind } from './step-kinds.js';
+import { DialplanError, mostTelling, readYamlFile } from './yaml-file.js';
 
-/** A problem in a dialplan file, with where it is. */
-export class DialplanError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    readonly problem: string,
-  ) {
-    super(`${file}:${line}:${column}: ${problem}`);
-    this.name = 'DialplanError';
-  }
-}
+export { DialplanError } from './yaml-file.js';
 
 /** A route with the file it came from. */
 export interface LoadedRoute extends DialplanRoute {
@@ -146,39 +135,7 @@ export interface CheckedDialplan {
  * @throws DialplanError at the first problem
  */
 export function checkDialplan(file: string, text: string, options: DialplanLoadOptions = {}): CheckedDialplan {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (pathParts: ReadonlyArray<string | number>, problem: string): DialplanError => {
-    const position = positionOf(document, lines, pathParts);
-    return new DialplanError(file, position.line, position.col, problem);
-  };
-  const syntax = document.errors[0];
-  if (syntax) {
-    const position = lines.linePos(syntax.pos[0]);
-    throw new DialplanError(file, position.line, position.col, syntax.message.split('\n')[0]!);
-  }
-  const data = document.toJS() as unknown;
-  const failure = (validate: ValidateFunction, value: unknown, base: ReadonlyArray<string | number>): DialplanError | null => {
-    if (validate(value)) return null;
-    const error = mostTelling(validate.errors!);
-    const where = [
-      ...base,
-      ...error.instancePath
-        .split('/')
-        .slice(1)
-        .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
-    ];
-    if (error.keyword === 'additionalProperties') {
-      const field = (error.params as { additionalProperty: string }).additionalProperty;
-      return at([...where, field], `unknown field ${JSON.stringify(field)}`);
-    }
-    const field = error.instancePath.split('/').pop() || 'the file';
-    // A choice of fixed words (mode: auto | refer | bridge) fails as one "const" error per word.
-    const choices = validate.errors!.filter((other) => other.keyword === 'const' && other.instancePath === error.instancePath);
-    if (error.keyword === 'const' && choices.length > 1)
-      return at(where, `${field} must be one of ${choices.map((choice) => (choice.params as { allowedValue: unknown }).allowedValue).join(', ')}`);
-    return at(where, `${field} ${error.message}`);
-  };
+  const { data, at, failure } = readYamlFile(file, text);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw at([], 'a dialplan is a mapping with name and routes');
   const fileProblem = failure(validateFileShell, data, []);
   if (fileProblem) throw fileProblem;
@@ -240,23 +197,4 @@ function secretOf(name: string, env: Env, at: (pathParts: ReadonlyArray<string |
   if (secret.length < MIN_SECRET_LENGTH)
     throw at(['webhook_secret_env'], `webhook_secret_env names ${name}, whose value is shorter than ${MIN_SECRET_LENGTH} characters`);
   return secret;
-}
-
-/**
- * The error to report of those a failed check lists: a value of several allowed shapes (a
- * string or an object of tests) fails once per shape, and the one deepest in the value, an
- * unknown field first, says best what is wrong.
- */
-function mostTelling(errors: readonly ErrorObject[]): ErrorObject {
-  const depth = (error: ErrorObject): number => error.instancePath.split('/').length + (error.keyword === 'additionalProperties' ? 1 : 0);
-  return errors.filter((error) => error.keyword !== 'anyOf').reduce((best, error) => (depth(error) > depth(best) ? error : best), errors[0]!);
-}
-
-/** Line and column of the node at a path (or of its nearest ancestor that exists). */
-function positionOf(document: Document, lines: LineCounter, pathParts: ReadonlyArray<string | number>): { line: number; col: number } {
-  for (let length = pathParts.length; length >= 0; length--) {
-    const node = document.getIn(pathParts.slice(0, length), true);
-    if (isNode(node) && node.range) return lines.linePos(node.range[0]);
-  }
-  return { line: 1, col: 1 };
 }
