@@ -27,6 +27,7 @@ import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-serv
 import { warmSynthesis } from './speech/warm-up.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { TelephonyLink } from './api/telephony-link.js';
 
 /** The folder, in the data folder, of the jobs' results. */
 const JOBS_FOLDER = 'jobs';
@@ -114,6 +115,7 @@ export function createServices(
     notices,
     meter,
     jobs: new JobService(store.jobs, engines, runner, { allow }),
+    telephony: new TelephonyLink(),
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
@@ -174,6 +176,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await engines.close();
     await store.close();
     throw error;
+  }
+  if (telephony) {
+    const phone = telephony;
+    services.telephony.attach({ sip: phone.signallingKind, trunks: () => phone.trunkStatus() });
   }
   services.recordings.start();
   await services.jobs.runner.start();

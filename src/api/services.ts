@@ -7,6 +7,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { Admission } from './admission.js';
+import type { TelephonyLink } from './telephony-link.js';
 
 /** Counters of this process, shown in capabilities. */
 export interface ProcessStats {
@@ -30,4 +31,6 @@ export interface AppServices {
   readonly notices: NoticeMailer;
   /** Asynchronous synthesis jobs; their runner is started and stopped by the service's owner. */
   readonly jobs: JobService;
+  /** The phone side's facts (trunks), once it runs. */
+  readonly telephony: TelephonyLink;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { checkDialplan, DialplanError } from '../dialplan/dialplan-loader.js';
+import { checkTrunks, isTrunkFile } from '../telephony/trunks/trunk-loader.js';
 import { simulateCommand } from './dialplan-simulate.js';
 import { CommandFailure } from './command-failure.js';
 import { UsageError } from './usage-error.js';
@@ -14,7 +15,9 @@ Usage: sprachrohr dialplan check FILE [FILE...]
 
 check     checks each file as the gateway does: YAML syntax, the schema, catalog voices,
           languages and dialects, the steps each step names, loops in which nothing listens,
-          and numbers routed twice across the files given. Prints "FILE: ok (N routes)" for
+          and numbers routed twice across the files given. A file named trunks.yaml (or
+          trunks.yml) is checked as the trunk file: its fields, addresses, and that the
+          variables its password_env name are set. Prints "FILE: ok (N routes)" for
           each good file, each problem as FILE:LINE:COLUMN: message on standard error, and
           steps nothing reaches as FILE:LINE:COLUMN: warning: …. Exit 0 when every file is
           valid (warnings allowed), 1 otherwise.
@@ -52,6 +55,11 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
       continue;
     }
     try {
+      if (isTrunkFile(file)) {
+        const trunks = checkTrunks(file, text);
+        good.push(`${file}: ok (${trunks.length} trunk${trunks.length === 1 ? '' : 's'})`);
+        continue;
+      }
       const checked = checkDialplan(file, text);
       const routes = checked.routes;
       warnings.push(...checked.warnings.map((warning) => warning.message));

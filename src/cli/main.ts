@@ -12,6 +12,8 @@ import { MODELS_HELP, modelsCommand } from './models.js';
 import { SERVE_HELP, serve } from './serve.js';
 import { STT_HELP, sttCommand } from './stt.js';
 import { TTS_HELP, ttsCommand } from './tts.js';
+import { TRUNKS_HELP, trunksCommand } from './trunks.js';
+import { DialplanError } from '../dialplan/yaml-file.js';
 import { USAGE_HELP, usageCommand } from './usage.js';
 import { UsageError } from './usage-error.js';
 
@@ -29,6 +31,7 @@ Commands:
   stt           transcribe a recording through the API
   dialect       show how a text is rendered into a Swiss German dialect
   dialplan      check dialplan files (call flows) before they go live
+  trunks        the SIP trunks of a running gateway and their registrations
   models        list, verify and download recognition models
 
 Run "sprachrohr <command> --help" for the options of a command.
@@ -44,6 +47,7 @@ const HELP: Record<string, string> = {
   stt: STT_HELP,
   dialect: DIALECT_HELP,
   dialplan: DIALPLAN_HELP,
+  trunks: TRUNKS_HELP,
   models: MODELS_HELP,
 };
 
@@ -76,6 +80,7 @@ async function run(argv: string[]): Promise<number> {
       stt: sttCommand,
       dialect: dialectCommand,
       dialplan: dialplanCommand,
+      trunks: trunksCommand,
       models: modelsCommand,
     };
     const output = await commands[command]!(rest);
@@ -89,6 +94,11 @@ async function run(argv: string[]): Promise<number> {
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`sprachrohr: bad configuration: ${error.message}\n`);
+      return 78;
+    }
+    if (error instanceof DialplanError) {
+      // A dialplan or the trunk file stopped the start: where, and what is wrong, without a stack.
+      process.stderr.write(`sprachrohr: ${error.message}\n`);
       return 78;
     }
     if (error instanceof ApiClientError || error instanceof CommandFailure) {

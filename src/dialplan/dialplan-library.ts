@@ -1,11 +1,13 @@
 /**
- * The dialplans a running gateway uses, kept current: when a file of the folder is changed,
- * added or removed, the whole folder is loaded and checked again; a good folder takes effect for
- * the calls that come after (calls in progress keep the route they started with), a bad one is
- * refused with its FILE:LINE:COLUMN message in the log and the version before stays.
+ * The dialplans and the trunk file a running gateway uses, kept current: when a file of the
+ * folder is changed, added or removed, the whole folder is loaded and checked again; good
+ * dialplans take effect for the calls that come after (calls in progress keep the route they
+ * started with), a good trunk file goes to whoever follows the trunks; a bad one is refused
+ * with its FILE:LINE:COLUMN message in the log and the version before stays.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
+import { loadTrunks, type TrunkConfig } from '../telephony/trunks/trunk-loader.js';
 import { DialplanError, loadDialplans, type Dialplans } from './dialplan-loader.js';
 
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
@@ -18,10 +20,12 @@ export class DialplanLibrary {
   private reloading: Promise<void> = Promise.resolve();
   /** Reloads done (good or refused), for logs and tests. */
   reloads = 0;
+  private trunkListener: (trunks: readonly TrunkConfig[]) => void = () => {};
 
   private constructor(
     private readonly directory: string,
     private dialplans: Dialplans,
+    private trunkList: readonly TrunkConfig[],
     private readonly logger: Logger,
   ) {}
 
@@ -31,13 +35,24 @@ export class DialplanLibrary {
    */
   static async open(directory: string, logger: Logger): Promise<DialplanLibrary> {
     const dialplans = await loadDialplans(directory);
+    const trunks = await loadTrunks(directory);
     for (const warning of dialplans.warnings) logger.warn(warning.message);
-    return new DialplanLibrary(directory, dialplans, logger);
+    return new DialplanLibrary(directory, dialplans, trunks, logger);
   }
 
   /** The dialplans new calls are routed by. */
   get current(): Dialplans {
     return this.dialplans;
+  }
+
+  /** The trunks of the trunk file (none without one). */
+  get trunks(): readonly TrunkConfig[] {
+    return this.trunkList;
+  }
+
+  /** Hears each good trunk file loaded after the start. */
+  onTrunks(listener: (trunks: readonly TrunkConfig[]) => void): void {
+    this.trunkListener = listener;
   }
 
   /** Starts following the folder's changes. */
@@ -54,16 +69,28 @@ export class DialplanLibrary {
     this.watcher.on('error', (error) => this.logger.error({ err: error, dir: this.directory }, 'the dialplan folder can no longer be watched'));
   }
 
-  /** Loads the folder again: a good one replaces the current dialplans, a bad one is logged and refused. */
+  /**
+   * Loads the folder again: good dialplans replace the current ones and a good trunk file the
+   * current trunks, each on its own; a bad one is logged and refused.
+   */
   async reload(): Promise<void> {
     try {
-      const dialplans = await loadDialplans(this.directory);
-      this.dialplans = dialplans;
-      for (const warning of dialplans.warnings) this.logger.warn(warning.message);
-      this.logger.info({ routes: dialplans.routes.map((route) => route.number) }, 'dialplans reloaded');
-    } catch (error) {
-      if (!(error instanceof DialplanError)) throw error;
-      this.logger.error({ problem: error.message }, `dialplan refused, the version before stays: ${error.message}`);
+      try {
+        const dialplans = await loadDialplans(this.directory);
+        this.dialplans = dialplans;
+        for (const warning of dialplans.warnings) this.logger.warn(warning.message);
+        this.logger.info({ routes: dialplans.routes.map((route) => route.number) }, 'dialplans reloaded');
+      } catch (error) {
+        if (!(error instanceof DialplanError)) throw error;
+        this.logger.error({ problem: error.message }, `dialplan refused, the version before stays: ${error.message}`);
+      }
+      try {
+        this.trunkList = await loadTrunks(this.directory);
+        this.trunkListener(this.trunkList);
+      } catch (error) {
+        if (!(error instanceof DialplanError)) throw error;
+        this.logger.error({ problem: error.message }, `trunk file refused, the trunks before stay: ${error.message}`);
+      }
     } finally {
       this.reloads += 1;
     }

@@ -15,6 +15,7 @@ import { DialplanFileSchema, DialplanRouteSchema, STEP_SCHEMAS, type DialplanFil
 import { analyseFlow, referencesOf } from './flow-analysis.js';
 import { stepProblems } from './step-checks.js';
 import { STEP_KINDS, type StepKind } from './step-kinds.js';
+import { isTrunkFile } from '../telephony/trunks/trunk-loader.js';
 import { DialplanError, mostTelling, readYamlFile } from './yaml-file.js';
 
 export { DialplanError } from './yaml-file.js';
@@ -88,11 +89,11 @@ export class Dialplans {
   }
 }
 
-/** Reads every `.yaml`/`.yml` file of a folder (sorted by name). */
+/** Reads every `.yaml`/`.yml` file of a folder (sorted by name) but the trunk file. */
 export async function loadDialplans(directory: string, options: DialplanLoadOptions = {}): Promise<Dialplans> {
   let names: string[];
   try {
-    names = (await fs.readdir(directory)).filter((name) => /\.ya?ml$/.test(name)).sort();
+    names = (await fs.readdir(directory)).filter((name) => /\.ya?ml$/.test(name) && !isTrunkFile(name)).sort();
   } catch (error) {
     throw new DialplanError(directory, 0, 0, `the dialplan folder cannot be read: ${(error as Error).message}`);
   }

@@ -19,6 +19,7 @@ import { registerPrewarmRoutes } from './routes/prewarm.js';
 import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
+import { registerTrunkRoutes } from './routes/trunks.js';
 import { registerUsageRoutes } from './routes/usage.js';
 
 /** Registers the HTTP routes and the hooks that admit their requests. */
@@ -53,5 +54,6 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   registerDiscoveryRoutes(app, services);
   registerRecordingRoutes(app, services);
   registerUsageRoutes(app, services);
+  registerTrunkRoutes(app, services);
   registerJobRoutes(app, services);
 };

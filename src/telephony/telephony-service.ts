@@ -23,6 +23,9 @@ import { SipEndpoint } from './sip/sip-endpoint.js';
 import type { SipTimers } from './sip/sip-transactions.js';
 import type { SipPeer } from './sip/sip-transport.js';
 import type { TelephonyConfig } from './telephony-config.js';
+import { TrunkService, type TrunkStatus } from './trunks/trunk-service.js';
+import type { TrunkConfig } from './trunks/trunk-loader.js';
+import type { RegistrationTiming } from './trunks/trunk-registration.js';
 
 /** Counters of the phone side, for logs, capabilities and benchmarks. */
 export interface TelephonyStats {
@@ -45,6 +48,8 @@ export interface TelephonyParts {
   readonly metering?: CallMetering;
   /** How often a running call is checked against its entitlements (tests shorten it; default a minute). */
   readonly allowanceCheckMs?: number;
+  /** Pauses of trunk registrations after failures (tests shorten them). */
+  readonly registrationTiming?: RegistrationTiming;
 }
 
 /** What every call is given besides the engines and the media. */
@@ -56,7 +61,9 @@ interface CallParts {
 }
 
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
-type Signalling = { readonly kind: 'embedded'; readonly endpoint: SipEndpoint } | { readonly kind: 'drachtio'; readonly drachtio: DrachtioSignalling };
+type Signalling =
+  | { readonly kind: 'embedded'; readonly endpoint: SipEndpoint; readonly trunks: TrunkService }
+  | { readonly kind: 'drachtio'; readonly drachtio: DrachtioSignalling };
 
 /** The running phone side. */
 export class TelephonyService {
@@ -101,7 +108,9 @@ export class TelephonyService {
         metering: parts.metering ?? null,
         ...(parts.allowanceCheckMs !== undefined ? { allowanceCheckMs: parts.allowanceCheckMs } : {}),
       };
-      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers);
+      admission.setTrunkSources(dialplans.trunks);
+      const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers, parts.registrationTiming);
+      service.followTrunks();
       dialplans.watch();
       return service;
     } catch (error) {
@@ -120,6 +129,7 @@ export class TelephonyService {
     dialplans: DialplanLibrary,
     callParts: CallParts,
     timers?: SipTimers,
+    registrationTiming?: RegistrationTiming,
   ): Promise<TelephonyService> {
     const routes = dialplans.current.routes.map((route) => route.number);
     if (config.drachtio) {
@@ -147,7 +157,8 @@ export class TelephonyService {
       );
     }
     logger.info({ sip: endpoint.ports, routes }, 'taking calls');
-    return new TelephonyService({ kind: 'embedded', endpoint }, admission, media, dialplans, config, engines, callParts, logger);
+    const trunks = new TrunkService(endpoint, logger, registrationTiming);
+    return new TelephonyService({ kind: 'embedded', endpoint, trunks }, admission, media, dialplans, config, engines, callParts, logger);
   }
 
   /**
@@ -157,6 +168,33 @@ export class TelephonyService {
   get endpoint(): SipEndpoint {
     if (this.signalling.kind !== 'embedded') throw new Error('calls come through drachtio-server (SPRACHROHR_DRACHTIO); there is no embedded SIP endpoint');
     return this.signalling.endpoint;
+  }
+
+  /**
+   * Registers the trunks of the trunk file and follows its changes: their registrations and
+   * their sources on the allow-list. Behind drachtio-server, drachtio-server registers.
+   */
+  private followTrunks(): void {
+    const apply = (trunks: readonly TrunkConfig[]): void => {
+      this.admission.setTrunkSources(trunks);
+      if (this.signalling.kind === 'embedded') this.signalling.trunks.apply(trunks);
+      else if (trunks.some((trunk) => trunk.register))
+        this.logger.warn('trunk registration is done by the embedded SIP endpoint; behind drachtio-server, let drachtio-server register');
+    };
+    apply(this.dialplans.trunks);
+    this.dialplans.onTrunks(apply);
+  }
+
+  /** Who does the SIP signalling. */
+  get signallingKind(): 'embedded' | 'drachtio' {
+    return this.signalling.kind;
+  }
+
+  /** The trunks and their registrations (none behind drachtio-server). */
+  trunkStatus(): TrunkStatus[] {
+    return this.signalling.kind === 'embedded'
+      ? this.signalling.trunks.status()
+      : this.dialplans.trunks.map((trunk) => ({ ...TrunkService.describe(trunk), registration: null }));
   }
 
   /** Calls in progress. */
@@ -245,10 +283,13 @@ export class TelephonyService {
   async close(): Promise<void> {
     await Promise.all([...this.calls].map((call) => call.hangup().catch(() => undefined)));
     await Promise.all([...this.finished]);
-    if (this.signalling.kind === 'embedded') await this.signalling.endpoint.close();
-    else await this.signalling.drachtio.close();
-    await this.media.close();
     await this.dialplans.close();
+    if (this.signalling.kind === 'embedded') {
+      // The bindings go before the endpoint does: their removal needs it.
+      await this.signalling.trunks.close();
+      await this.signalling.endpoint.close();
+    } else await this.signalling.drachtio.close();
+    await this.media.close();
   }
 
   /** The dialplans new calls are routed by (reloaded when the folder changes). */

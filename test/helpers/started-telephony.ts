@@ -17,6 +17,7 @@ import type { CallMetering } from '../../src/metering/call-meter.js';
 import { RecordingService } from '../../src/recordings/recording-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { TelephonyService } from '../../src/telephony/telephony-service.js';
+import type { RegistrationTiming } from '../../src/telephony/trunks/trunk-registration.js';
 
 /**
  * A dialplan whose one route takes every number with the synthetic engines; `steps` is its
@@ -46,10 +47,19 @@ export interface StartedTelephony {
 export async function startTelephony(
   dialplan: string,
   env: Env,
-  options: { logger?: Logger; timers?: SipTimers; metering?: (store: SqliteStore) => CallMetering; allowanceCheckMs?: number } = {},
+  options: {
+    logger?: Logger;
+    timers?: SipTimers;
+    metering?: (store: SqliteStore) => CallMetering;
+    allowanceCheckMs?: number;
+    registrationTiming?: RegistrationTiming;
+    /** More files of the dialplan folder (a trunks.yaml), by name. */
+    files?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<StartedTelephony> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
   await fs.writeFile(path.join(dir, 'test.yaml'), dialplan);
+  for (const [name, text] of Object.entries(options.files ?? {})) await fs.writeFile(path.join(dir, name), text);
   const config = loadConfig({ SPRACHROHR_TTS_ENGINE: 'none', SPRACHROHR_STT_ENGINE: 'none', SPRACHROHR_SIP_PORT: '0', ...env, SPRACHROHR_DIALPLANS_DIR: dir });
   const engines = await startEngines(config);
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -67,6 +77,7 @@ export async function startTelephony(
     ...(options.timers ? { timers: options.timers } : {}),
     ...(options.metering ? { metering: options.metering(store) } : {}),
     ...(options.allowanceCheckMs !== undefined ? { allowanceCheckMs: options.allowanceCheckMs } : {}),
+    ...(options.registrationTiming ? { registrationTiming: options.registrationTiming } : {}),
   }).catch(async (error: unknown) => {
     await recordings.close();
     await store.close();

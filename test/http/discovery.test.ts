@@ -148,6 +148,7 @@ describe('GET /v1/openapi.json', () => {
       '/v1/jobs',
       '/v1/jobs/{id}',
       '/v1/jobs/{id}/audio',
+      '/v1/trunks',
     ];
     for (const path of served) {
       expect(routes).toContain(path.split('/').pop()!.replace('{id}', ':id'));
@@ -203,5 +204,17 @@ describe('GET /v1/asyncapi.json', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('GET /v1/trunks', () => {
+  it('answers a live key with no trunks while calls are off, and refuses a sandbox key', async () => {
+    const live = await t.app.inject({ url: '/v1/trunks', headers: { 'x-api-key': t.liveKey } });
+    expect(live.statusCode).toBe(200);
+    expect(live.json()).toEqual({ sip: 'off', trunks: [] });
+    const sandbox = await t.app.inject({ url: '/v1/trunks', headers: { 'x-api-key': t.sandboxKey } });
+    expect(sandbox.statusCode).toBe(403);
+    expect(sandbox.json().error).toMatchObject({ code: 'stt.forbidden', detail: expect.stringContaining('live key') });
+    expect((await t.app.inject({ url: '/v1/trunks' })).statusCode).toBe(401);
   });
 });

@@ -28,7 +28,7 @@ export interface CallAdmissionOptions {
  * Parses an allow-list entry into a block list rule.
  * @throws RangeError naming the entry when it is not an address or CIDR
  */
-function addRule(list: net.BlockList, entry: string): void {
+export function addRule(list: net.BlockList, entry: string): void {
   const [address, prefix] = entry.trim().split('/') as [string, string | undefined];
   const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
   if (!family) throw new RangeError(`${JSON.stringify(entry)} is not an IP address or CIDR range`);
@@ -48,6 +48,7 @@ export class CallAdmission {
   private readonly allowed = new net.BlockList();
   private readonly perSource = new Map<string, number>();
   private total = 0;
+  private trunkSources: Array<{ readonly name: string; readonly list: net.BlockList }> = [];
   /** Signs nonces, so no nonce needs to be remembered (stateless challenges). */
   private readonly nonceKey = randomBytes(32);
 
@@ -56,10 +57,30 @@ export class CallAdmission {
     for (const entry of options.allow) addRule(this.allowed, entry);
   }
 
-  /** Whether a source address is on the allow-list (IPv4-mapped IPv6 counts as IPv4). */
+  /** Whether a source address is on the allow-list or a trunk's (IPv4-mapped IPv6 counts as IPv4). */
   allows(address: string): boolean {
     const plain = plainAddress(address);
-    return this.allowed.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6');
+    return this.allowed.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6') || this.trunkFor(plain) !== null;
+  }
+
+  /**
+   * The trunks' own sources (their `allow`): calls from them are let in for that trunk, without
+   * the deployment's digest (a carrier does not authenticate to its customer).
+   * @throws RangeError for an entry that is not an address or CIDR (the trunk loader checks them first)
+   */
+  setTrunkSources(trunks: ReadonlyArray<{ readonly name: string; readonly allow: readonly string[] }>): void {
+    this.trunkSources = trunks.map((trunk) => {
+      const list = new net.BlockList();
+      for (const entry of trunk.allow) addRule(list, entry);
+      return { name: trunk.name, list };
+    });
+  }
+
+  /** The trunk whose sources include `address` (the first in the file), or null. */
+  trunkFor(address: string): string | null {
+    const plain = plainAddress(address);
+    const family = net.isIPv4(plain) ? 'ipv4' : 'ipv6';
+    return this.trunkSources.find((trunk) => trunk.list.check(plain, family))?.name ?? null;
   }
 
   /** Calls admitted and not yet ended. */
@@ -71,7 +92,7 @@ export class CallAdmission {
   check(invite: SipRequest, source: SipPeer): CallRefusal | null {
     const address = plainAddress(source.address);
     if (!this.allows(address)) return { status: 403 };
-    if (this.options.digest) {
+    if (this.options.digest && this.trunkFor(address) === null) {
       const stale = this.verify(invite);
       if (stale !== true) return { status: 401, headers: this.challenge(stale === 'stale') };
     }

@@ -1,0 +1,103 @@
+/**
+ * The trunks of the running gateway: one registration for each trunk that registers, kept in
+ * step with the trunk file (a reload starts new trunks, stops removed ones with their binding
+ * removed, and restarts changed ones), and their state for `GET /v1/trunks`.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from 'pino';
+import type { TrunkConfig } from './trunk-loader.js';
+import {
+  DEFAULT_REGISTRATION_TIMING,
+  TrunkRegistration,
+  type RegistrarClient,
+  type RegistrationStatus,
+  type RegistrationTiming,
+} from './trunk-registration.js';
+
+/** One trunk as the API shows it. */
+export interface TrunkStatus {
+  readonly name: string;
+  /** `host:port` of the registrar, or null. */
+  readonly registrar: string | null;
+  /** `host:port` where requests to the trunk go. */
+  readonly proxy: string | null;
+  readonly transport: string;
+  readonly maxCalls: number;
+  /** Null for a trunk that does not register. */
+  readonly registration: RegistrationStatus | null;
+}
+
+const hostPort = (target: { host: string; port: number } | null): string | null =>
+  target ? `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}` : null;
+
+/** The trunks and their registrations. */
+export class TrunkService {
+  private trunks: TrunkConfig[] = [];
+  private readonly registrations = new Map<string, TrunkRegistration>();
+  private readonly stopping = new Set<Promise<void>>();
+  /** The state and error last logged for each registration. */
+  private readonly logged = new WeakMap<TrunkRegistration, string>();
+
+  constructor(
+    private readonly client: RegistrarClient,
+    private readonly logger: Logger,
+    private readonly timing: RegistrationTiming = DEFAULT_REGISTRATION_TIMING,
+  ) {}
+
+  /** Takes a (re)loaded trunk list: registrations start, stop or restart to match it. */
+  apply(trunks: readonly TrunkConfig[]): void {
+    const before = new Map(this.trunks.map((trunk) => [trunk.name, trunk]));
+    this.trunks = [...trunks];
+    for (const [name, registration] of this.registrations) {
+      const now = trunks.find((trunk) => trunk.name === name);
+      if (now?.register && isDeepStrictEqual(now, before.get(name))) continue;
+      this.registrations.delete(name);
+      this.stopInBackground(registration);
+    }
+    for (const trunk of trunks) {
+      if (!trunk.register || this.registrations.has(trunk.name)) continue;
+      const registration = new TrunkRegistration(trunk, this.client, this.timing, () => this.report(registration));
+      this.registrations.set(trunk.name, registration);
+      registration.start();
+    }
+  }
+
+  /** The trunk called `name`, if configured. */
+  find(name: string): TrunkConfig | undefined {
+    return this.trunks.find((trunk) => trunk.name === name);
+  }
+
+  /** Every trunk with its registration's state, in the file's order. */
+  status(): TrunkStatus[] {
+    return this.trunks.map((trunk) => ({ ...TrunkService.describe(trunk), registration: this.registrations.get(trunk.name)?.status() ?? null }));
+  }
+
+  /** What the API shows of a trunk's configuration (never its credentials). */
+  static describe(trunk: TrunkConfig): Omit<TrunkStatus, 'registration'> {
+    return { name: trunk.name, registrar: hostPort(trunk.registrar), proxy: hostPort(trunk.proxy), transport: trunk.transport, maxCalls: trunk.maxCalls };
+  }
+
+  /** Stops every registration, removing the bindings (each bounded by the unregister timeout). */
+  async close(): Promise<void> {
+    const registrations = [...this.registrations.values()];
+    this.registrations.clear();
+    await Promise.all([...registrations.map((registration) => registration.stop()), ...this.stopping]);
+  }
+
+  private stopInBackground(registration: TrunkRegistration): void {
+    const stopped = registration.stop().finally(() => this.stopping.delete(stopped));
+    this.stopping.add(stopped);
+  }
+
+  /** Logs a registration's changes of state (not each refresh). */
+  private report(registration: TrunkRegistration): void {
+    const status = registration.status();
+    const seen = `${status.state}|${status.lastError}`;
+    if (this.logged.get(registration) === seen) return;
+    this.logged.set(registration, seen);
+    const fields = { trunk: registration.trunk.name, state: status.state, failures: status.failures, expiresAt: status.expiresAt };
+    if (status.state === 'registered' && status.lastError === null) this.logger.info(fields, 'trunk registered');
+    else if (status.lastError) this.logger.warn({ ...fields, error: status.lastError, nextAttemptAt: status.nextAttemptAt }, 'trunk registration failed');
+    else this.logger.info(fields, 'trunk registration changed');
+  }
+}

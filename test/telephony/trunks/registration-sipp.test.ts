@@ -1,0 +1,140 @@
+/**
+ * Trunk registration against SIPp as the carrier's registrar (Debian `sip-tester`): a 503 with
+ * Retry-After first, then digest challenges (MD5, qop auth) answered and checked by SIPp,
+ * the refresh before the granted 4 seconds run out, and the binding removed at shutdown.
+ * `GET /v1/trunks`' view is read from the running service along the way. A wrong password,
+ * and trunks added to and taken out of the trunk file while the service runs.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertSippPassed, sippScenario, startSippServer } from '../../helpers/sipp.js';
+import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
+
+const DIALPLAN = anyNumberDialplan('      - hangup: {}');
+const timing = { retryBaseMs: 300, retryMaxMs: 2000, unregisterTimeoutMs: 2000 };
+
+/** Polls until `check` holds (every 50 ms, up to `ms`). */
+async function eventually(check: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let telephony: StartedTelephony | null = null;
+afterEach(async () => {
+  await telephony?.close();
+  telephony = null;
+});
+
+describe('trunk registration (SIPp as the registrar)', () => {
+  it('waits out a 503, answers the challenge, refreshes before the binding runs out, and removes it at shutdown', async () => {
+    const registrar = await startSippServer({
+      scenario: sippScenario('registrar.uas.xml'),
+      calls: 1,
+      timeoutMs: 20_000,
+      variables: { username: 'gw-zuerich', password: 'Sehr-geheim-1' },
+    });
+    const trunks = [
+      'trunks:',
+      '  - name: carrier',
+      `    registrar: ${registrar.address}`,
+      '    username: gw-zuerich',
+      '    password_env: TEST_TRUNK_PASSWORD',
+      '    expires_s: 3600',
+    ].join('\n');
+    process.env['TEST_TRUNK_PASSWORD'] = 'Sehr-geheim-1';
+    const started = Date.now();
+    telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43000-43019' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
+    const service = telephony.service;
+    const registration = () => service.trunkStatus()[0]!.registration!;
+    expect(service.trunkStatus()[0]).toMatchObject({ name: 'carrier', registrar: registrar.address, transport: 'UDP', maxCalls: 30 });
+
+    // The 503 first: failed, the next attempt when Retry-After says.
+    await eventually(() => registration().failures === 1, 3000);
+    expect(registration()).toMatchObject({ state: 'failed', lastError: '503 Service Unavailable' });
+    const retryAt = Date.parse(registration().nextAttemptAt!);
+    expect(retryAt - Date.now()).toBeGreaterThan(500);
+
+    await eventually(() => registration().state === 'registered', 4000);
+    const registeredAt = Date.now();
+    expect(registeredAt - started).toBeGreaterThanOrEqual(1000);
+    const first = registration();
+    expect(first).toMatchObject({ failures: 0, lastError: null });
+    // The binding granted for 4 s, not the 3600 asked for.
+    expect(Date.parse(first.expiresAt!) - registeredAt).toBeLessThanOrEqual(4000);
+    expect(Date.parse(first.expiresAt!) - registeredAt).toBeGreaterThan(3000);
+
+    // Refreshed at about half the granted time, before it ran out.
+    await eventually(() => registration().lastRegisteredAt !== first.lastRegisteredAt, 4000);
+    const refreshedAfter = Date.parse(registration().lastRegisteredAt!) - Date.parse(first.lastRegisteredAt!);
+    expect(refreshedAfter).toBeGreaterThanOrEqual(1900);
+    expect(refreshedAfter).toBeLessThan(3500);
+    expect(registration().state).toBe('registered');
+
+    // Shutdown removes the binding: SIPp's scenario ends with that REGISTER (Expires: 0).
+    await telephony.close();
+    telephony = null;
+    assertSippPassed(await registrar.result);
+  });
+});
+
+describe('trunk registration with a wrong password', () => {
+  it('reports the refusal and tries again after a growing pause, without a binding to remove', async () => {
+    const registrar = await startSippServer({
+      scenario: sippScenario('registrar-refuses.uas.xml'),
+      calls: 1,
+      timeoutMs: 15_000,
+      variables: { username: 'gw-bern', password: 'the-right-one' },
+    });
+    const trunks = ['trunks:', '  - name: carrier', `    registrar: ${registrar.address}`, '    username: gw-bern', '    password_env: TEST_TRUNK_WRONG'].join(
+      '\n',
+    );
+    process.env['TEST_TRUNK_WRONG'] = 'a-wrong-one';
+    telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43020-43039' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
+    const service = telephony.service;
+    const registration = () => service.trunkStatus()[0]!.registration!;
+    await eventually(() => registration().failures === 1, 3000);
+    expect(registration()).toMatchObject({ state: 'failed', expiresAt: null, lastError: '401: the registrar refused the credentials' });
+    const firstPause = Date.parse(registration().nextAttemptAt!) - Date.now();
+    expect(firstPause).toBeGreaterThan(0);
+    expect(firstPause).toBeLessThanOrEqual(timing.retryBaseMs);
+    await eventually(() => registration().failures === 2, 3000);
+    // The pause doubles with each failure in a row.
+    const secondPause = Date.parse(registration().nextAttemptAt!) - Date.now();
+    expect(secondPause).toBeGreaterThan(timing.retryBaseMs);
+    expect(secondPause).toBeLessThanOrEqual(2 * timing.retryBaseMs);
+    assertSippPassed(await registrar.result);
+  });
+});
+
+describe('trunks follow their file', () => {
+  it('registers a trunk added while running, and removes its binding when it is taken out', async () => {
+    const registrar = await startSippServer({
+      scenario: sippScenario('registrar.uas.xml'),
+      calls: 1,
+      timeoutMs: 20_000,
+      variables: { username: 'gw-reload', password: 'Sehr-geheim-3' },
+    });
+    process.env['TEST_TRUNK_RELOAD'] = 'Sehr-geheim-3';
+    telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43060-43079' }, { registrationTiming: timing });
+    const service = telephony.service;
+    expect(service.trunkStatus()).toEqual([]);
+    const trunksFile = path.join(telephony.dir, 'trunks.yaml');
+    await fs.writeFile(
+      trunksFile,
+      ['trunks:', '  - name: added', `    registrar: ${registrar.address}`, '    username: gw-reload', '    password_env: TEST_TRUNK_RELOAD'].join('\n'),
+    );
+    await eventually(() => service.trunkStatus()[0]?.registration?.state === 'registered', 5000);
+    // A broken file is refused: the trunk stays registered.
+    await fs.writeFile(trunksFile, 'trunks:\n  - name: added\n    registrar: [\n');
+    const reloads = service.dialplanLibrary.reloads;
+    await eventually(() => service.dialplanLibrary.reloads > reloads, 3000);
+    expect(service.trunkStatus()[0]?.registration?.state).toBe('registered');
+    await fs.writeFile(trunksFile, 'trunks: []\n');
+    await eventually(() => service.trunkStatus().length === 0, 3000);
+    assertSippPassed(await registrar.result);
+  });
+});
