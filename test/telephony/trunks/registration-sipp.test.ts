@@ -138,3 +138,26 @@ describe('trunks follow their file', () => {
     assertSippPassed(await registrar.result);
   });
 });
+
+describe('a registrar that moved, wants longer bindings and sits behind an authenticating proxy', () => {
+  it('follows the 302, takes the Min-Expires of the 423, answers the 407 with SHA-256, and removes the binding there', async () => {
+    const real = await startSippServer({ scenario: sippScenario('registrar-proxy-auth.uas.xml'), calls: 1, timeoutMs: 15_000 });
+    const moved = await startSippServer({
+      scenario: sippScenario('registrar-redirect.uas.xml'),
+      calls: 1,
+      timeoutMs: 15_000,
+      variables: { registrar: real.address },
+    });
+    process.env['TEST_TRUNK_PROXY'] = 'proxy-secret';
+    const trunks = ['trunks:', '  - name: moved', `    registrar: ${moved.address}`, '    username: gw-olten', '    password_env: TEST_TRUNK_PROXY'].join('\n');
+    telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43080-43099' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
+    const service = telephony.service;
+    const registration = () => service.trunkStatus()[0]!.registration!;
+    await eventually(() => registration().state === 'registered', 4000);
+    expect(Date.parse(registration().expiresAt!) - Date.now()).toBeGreaterThan(7100 * 1000);
+    assertSippPassed(await moved.result);
+    await telephony.close();
+    telephony = null;
+    assertSippPassed(await real.result);
+  });
+});
