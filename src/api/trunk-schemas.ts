@@ -18,6 +18,17 @@ export const RegistrationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const KeepAliveSchema = Type.Object(
+  {
+    reachable: Type.Union([Type.Boolean(), Type.Null()], { description: 'whether the last OPTIONS got any final answer; null before the first finding' }),
+    last_checked_at: Nullable(Type.String({ format: 'date-time' })),
+    round_trip_ms: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'request → answer of the last answered OPTIONS' }),
+    last_status: Type.Union([Type.Integer(), Type.Null()], { description: 'the status of that answer (any final status counts as reachable)' }),
+    last_error: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 export const TrunkSchema = Type.Object(
   {
     name: Type.String(),
@@ -26,6 +37,9 @@ export const TrunkSchema = Type.Object(
     transport: Type.Union([Type.Literal('UDP'), Type.Literal('TCP'), Type.Literal('TLS')]),
     max_calls: Type.Integer({ minimum: 1 }),
     registration: Type.Union([RegistrationSchema, Type.Null()], { description: 'null for a trunk that does not register' }),
+    keepalive: Type.Union([KeepAliveSchema, Type.Null()], {
+      description: 'the OPTIONS keep-alive; null when it is off (options_interval_s: 0) or behind drachtio-server',
+    }),
   },
   { additionalProperties: false },
 );

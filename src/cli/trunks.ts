@@ -16,16 +16,22 @@ status  each trunk of trunks.yaml (beside the dialplans) with its registration:
 ${CLIENT_HELP}
 `;
 
+/** What the OPTIONS keep-alive found, as the end of a trunk's line. */
+function reachability(keepalive: TrunkList['trunks'][number]['keepalive']): string {
+  if (!keepalive || keepalive.reachable === null) return '';
+  return keepalive.reachable ? `  reachable (${keepalive.round_trip_ms} ms)` : `  unreachable: ${keepalive.last_error}`;
+}
+
 /** A trunk's line: name, where it registers, and how that stands. */
 function lineOf(trunk: TrunkList['trunks'][number]): string {
   const where = `${trunk.registrar ?? trunk.proxy ?? '-'} (${trunk.transport})`;
   const registration = trunk.registration;
-  if (!registration) return `${trunk.name}  ${where}  does not register`;
+  if (!registration) return `${trunk.name}  ${where}  does not register${reachability(trunk.keepalive)}`;
   const parts = [`${trunk.name}  ${where}  ${registration.state}`];
   if (registration.state === 'registered' && registration.expires_at) parts.push(`until ${registration.expires_at}`);
   if (registration.last_error) parts.push(`last error: ${registration.last_error} (${registration.failures} in a row)`);
   if (registration.next_attempt_at && registration.state !== 'registered') parts.push(`next attempt ${registration.next_attempt_at}`);
-  return parts.join('  ');
+  return parts.join('  ') + reachability(trunk.keepalive);
 }
 
 /** Runs `sprachrohr trunks`. */

@@ -194,7 +194,7 @@ export class TelephonyService {
   trunkStatus(): TrunkStatus[] {
     return this.signalling.kind === 'embedded'
       ? this.signalling.trunks.status()
-      : this.dialplans.trunks.map((trunk) => ({ ...TrunkService.describe(trunk), registration: null }));
+      : this.dialplans.trunks.map((trunk) => ({ ...TrunkService.describe(trunk), registration: null, keepalive: null }));
   }
 
   /** Calls in progress. */

@@ -53,7 +53,7 @@ describe('sprachrohr trunks status', () => {
     });
     await fs.writeFile(
       path.join(dir, 'dialplans', 'trunks.yaml'),
-      `trunks:\n  - name: carrier\n    registrar: ${registrar.address}\n    username: gw-hotline\n    password_env: CARRIER_PASSWORD\n    expires_s: 3600\n`,
+      `trunks:\n  - name: carrier\n    registrar: ${registrar.address}\n    username: gw-hotline\n    password_env: CARRIER_PASSWORD\n    expires_s: 3600\n    options_interval_s: 0\n`,
     );
     const key = JSON.parse((await runCli(['keys', 'create', '--name', 'ops', '--env', 'live', '--json'], env)).stdout).key as string;
     const sandbox = JSON.parse((await runCli(['keys', 'create', '--name', 'lab', '--json'], env)).stdout).key as string;

@@ -44,6 +44,13 @@ export function registerTrunkRoutes(app: FastifyInstance, services: AppServices)
             failures: trunk.registration.failures,
             next_attempt_at: trunk.registration.nextAttemptAt,
           },
+          keepalive: trunk.keepalive && {
+            reachable: trunk.keepalive.reachable,
+            last_checked_at: trunk.keepalive.lastCheckedAt,
+            round_trip_ms: trunk.keepalive.roundTripMs,
+            last_status: trunk.keepalive.lastStatus,
+            last_error: trunk.keepalive.lastError,
+          },
         })),
       };
     },

@@ -38,6 +38,16 @@ export function addRule(list: net.BlockList, entry: string): void {
   list.addSubnet(address, bits, family);
 }
 
+function countUp(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function countDown(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left === 0) counts.delete(key);
+  else counts.set(key, left);
+}
+
 /** An address without the IPv4-mapped prefix a dual-stack socket reports (`::ffff:10.0.0.1`). */
 function plainAddress(address: string): string {
   return address.replace(/^::ffff:/i, '');
@@ -48,7 +58,8 @@ export class CallAdmission {
   private readonly allowed = new net.BlockList();
   private readonly perSource = new Map<string, number>();
   private total = 0;
-  private trunkSources: Array<{ readonly name: string; readonly list: net.BlockList }> = [];
+  private trunkSources: Array<{ readonly name: string; readonly list: net.BlockList; readonly maxCalls: number }> = [];
+  private readonly perTrunk = new Map<string, number>();
   /** Signs nonces, so no nonce needs to be remembered (stateless challenges). */
   private readonly nonceKey = randomBytes(32);
 
@@ -68,19 +79,23 @@ export class CallAdmission {
    * the deployment's digest (a carrier does not authenticate to its customer).
    * @throws RangeError for an entry that is not an address or CIDR (the trunk loader checks them first)
    */
-  setTrunkSources(trunks: ReadonlyArray<{ readonly name: string; readonly allow: readonly string[] }>): void {
+  setTrunkSources(trunks: ReadonlyArray<{ readonly name: string; readonly allow: readonly string[]; readonly maxCalls: number }>): void {
     this.trunkSources = trunks.map((trunk) => {
       const list = new net.BlockList();
       for (const entry of trunk.allow) addRule(list, entry);
-      return { name: trunk.name, list };
+      return { name: trunk.name, list, maxCalls: trunk.maxCalls };
     });
   }
 
   /** The trunk whose sources include `address` (the first in the file), or null. */
   trunkFor(address: string): string | null {
+    return this.trunkSourceOf(address)?.name ?? null;
+  }
+
+  private trunkSourceOf(address: string): { readonly name: string; readonly maxCalls: number } | undefined {
     const plain = plainAddress(address);
     const family = net.isIPv4(plain) ? 'ipv4' : 'ipv6';
-    return this.trunkSources.find((trunk) => trunk.list.check(plain, family))?.name ?? null;
+    return this.trunkSources.find((trunk) => trunk.list.check(plain, family));
   }
 
   /** Calls admitted and not yet ended. */
@@ -92,26 +107,36 @@ export class CallAdmission {
   check(invite: SipRequest, source: SipPeer): CallRefusal | null {
     const address = plainAddress(source.address);
     if (!this.allows(address)) return { status: 403 };
-    if (this.options.digest && this.trunkFor(address) === null) {
+    const trunk = this.trunkSourceOf(address);
+    if (this.options.digest && !trunk) {
       const stale = this.verify(invite);
       if (stale !== true) return { status: 401, headers: this.challenge(stale === 'stale') };
     }
-    if (this.total >= this.options.maxCalls) return { status: 503, headers: [['Retry-After', '5']] };
-    if ((this.perSource.get(address) ?? 0) >= this.options.maxCallsPerSource) return { status: 503, headers: [['Retry-After', '5']] };
+    const busy: CallRefusal = { status: 503, headers: [['Retry-After', '5']] };
+    if (this.total >= this.options.maxCalls) return busy;
+    if ((this.perSource.get(address) ?? 0) >= this.options.maxCallsPerSource) return busy;
+    // A trunk's own limit (its max_calls): the carrier sends the call to its next route.
+    if (trunk && (this.perTrunk.get(trunk.name) ?? 0) >= trunk.maxCalls) return busy;
     return null;
   }
 
-  /** Counts an admitted call until its dialog ends. */
+  /** Counts an admitted call (for its source and its trunk) until its dialog ends. */
   track(dialog: CallDialog, source: SipPeer): void {
     const address = plainAddress(source.address);
+    const trunk = this.trunkFor(address);
     this.total += 1;
-    this.perSource.set(address, (this.perSource.get(address) ?? 0) + 1);
+    countUp(this.perSource, address);
+    if (trunk) countUp(this.perTrunk, trunk);
     dialog.once('ended', () => {
       this.total -= 1;
-      const left = (this.perSource.get(address) ?? 1) - 1;
-      if (left === 0) this.perSource.delete(address);
-      else this.perSource.set(address, left);
+      countDown(this.perSource, address);
+      if (trunk) countDown(this.perTrunk, trunk);
     });
+  }
+
+  /** Calls in progress from a trunk's sources. */
+  trunkCalls(name: string): number {
+    return this.perTrunk.get(name) ?? 0;
   }
 
   private now(): number {

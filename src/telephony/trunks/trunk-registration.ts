@@ -5,7 +5,6 @@
  * says; it follows a 3xx to the registrar it names and takes a 423's Min-Expires; at stop it
  * removes its binding (Expires: 0).
  */
-import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import { chooseChallenge, digestAuthorization } from '../sip/digest.js';
 import { contactValue } from '../sip/sip-dialog-request.js';
@@ -14,6 +13,7 @@ import { SipHeaders, type SipRequest, type SipResponse } from '../sip/sip-messag
 import { peerForUri } from '../sip/sip-target.js';
 import type { SipPeer } from '../sip/sip-transport.js';
 import type { HostPort, TrunkConfig } from './trunk-loader.js';
+import { trunkPeer } from './trunk-peer.js';
 
 /** What registering needs from the SIP endpoint. */
 export interface RegistrarClient {
@@ -218,7 +218,7 @@ export class TrunkRegistration {
    */
   private async exchange(expires: number): Promise<{ response: SipResponse | null; error: string | null }> {
     const registrar = this.trunk.registrar!;
-    let peer = this.redirectedTo ?? (await this.peerFor(this.trunk.proxy ?? registrar));
+    let peer = this.redirectedTo ?? (await trunkPeer(this.trunk.proxy ?? registrar, this.trunk.transport, this.contact().host));
     let challenges = 0;
     let redirects = 0;
     let authorization: [string, string] | null = null;
@@ -284,11 +284,6 @@ export class TrunkRegistration {
     if (authorization) headers.append(authorization[0], authorization[1]);
     if (this.client.product) headers.append('User-Agent', this.client.product);
     return { kind: 'request', method: 'REGISTER', uri, headers, body: Buffer.alloc(0) };
-  }
-
-  private async peerFor(target: HostPort): Promise<SipPeer> {
-    const address = net.isIP(target.host) ? target.host : (await lookup(target.host, { family: this.family() })).address;
-    return { transport: this.trunk.transport, address, port: target.port };
   }
 
   /** Names are looked up in the family our sockets are bound in: an IPv4 socket cannot reach ::1. */

@@ -1,11 +1,13 @@
 /**
- * The trunks of the running gateway: one registration for each trunk that registers, kept in
- * step with the trunk file (a reload starts new trunks, stops removed ones with their binding
- * removed, and restarts changed ones), and their state for `GET /v1/trunks`.
+ * The trunks of the running gateway: one registration for each trunk that registers and an
+ * OPTIONS keep-alive for each that pings, kept in step with the trunk file (a reload starts new
+ * trunks, stops removed ones with their binding removed, and restarts changed ones), and their
+ * state for `GET /v1/trunks`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { TrunkConfig } from './trunk-loader.js';
+import { TrunkKeepAlive, type KeepAliveStatus } from './trunk-keepalive.js';
 import {
   DEFAULT_REGISTRATION_TIMING,
   TrunkRegistration,
@@ -25,6 +27,8 @@ export interface TrunkStatus {
   readonly maxCalls: number;
   /** Null for a trunk that does not register. */
   readonly registration: RegistrationStatus | null;
+  /** The OPTIONS keep-alive's last finding; null when it is off (`options_interval_s: 0`). */
+  readonly keepalive: KeepAliveStatus | null;
 }
 
 const hostPort = (target: { host: string; port: number } | null): string | null =>
@@ -34,6 +38,7 @@ const hostPort = (target: { host: string; port: number } | null): string | null 
 export class TrunkService {
   private trunks: TrunkConfig[] = [];
   private readonly registrations = new Map<string, TrunkRegistration>();
+  private readonly keepalives = new Map<string, TrunkKeepAlive>();
   private readonly stopping = new Set<Promise<void>>();
   /** The state and error last logged for each registration. */
   private readonly logged = new WeakMap<TrunkRegistration, string>();
@@ -44,21 +49,35 @@ export class TrunkService {
     private readonly timing: RegistrationTiming = DEFAULT_REGISTRATION_TIMING,
   ) {}
 
-  /** Takes a (re)loaded trunk list: registrations start, stop or restart to match it. */
+  /** Takes a (re)loaded trunk list: registrations and keep-alives start, stop or restart to match it. */
   apply(trunks: readonly TrunkConfig[]): void {
     const before = new Map(this.trunks.map((trunk) => [trunk.name, trunk]));
     this.trunks = [...trunks];
-    for (const [name, registration] of this.registrations) {
+    const unchanged = (name: string): TrunkConfig | undefined => {
       const now = trunks.find((trunk) => trunk.name === name);
-      if (now?.register && isDeepStrictEqual(now, before.get(name))) continue;
+      return now && isDeepStrictEqual(now, before.get(name)) ? now : undefined;
+    };
+    for (const [name, registration] of this.registrations) {
+      if (unchanged(name)?.register) continue;
       this.registrations.delete(name);
-      this.stopInBackground(registration);
+      this.stopInBackground(registration.stop());
+    }
+    for (const [name, keepalive] of this.keepalives) {
+      if (unchanged(name)) continue;
+      this.keepalives.delete(name);
+      this.stopInBackground(keepalive.stop());
     }
     for (const trunk of trunks) {
-      if (!trunk.register || this.registrations.has(trunk.name)) continue;
-      const registration = new TrunkRegistration(trunk, this.client, this.timing, () => this.report(registration));
-      this.registrations.set(trunk.name, registration);
-      registration.start();
+      if (trunk.register && !this.registrations.has(trunk.name)) {
+        const registration = new TrunkRegistration(trunk, this.client, this.timing, () => this.report(registration));
+        this.registrations.set(trunk.name, registration);
+        registration.start();
+      }
+      if (trunk.optionsIntervalSeconds > 0 && trunk.proxy && !this.keepalives.has(trunk.name)) {
+        const keepalive = new TrunkKeepAlive(trunk, this.client, () => this.reportReachability(keepalive));
+        this.keepalives.set(trunk.name, keepalive);
+        keepalive.start();
+      }
     }
   }
 
@@ -69,24 +88,36 @@ export class TrunkService {
 
   /** Every trunk with its registration's state, in the file's order. */
   status(): TrunkStatus[] {
-    return this.trunks.map((trunk) => ({ ...TrunkService.describe(trunk), registration: this.registrations.get(trunk.name)?.status() ?? null }));
+    return this.trunks.map((trunk) => ({
+      ...TrunkService.describe(trunk),
+      registration: this.registrations.get(trunk.name)?.status() ?? null,
+      keepalive: this.keepalives.get(trunk.name)?.status() ?? null,
+    }));
   }
 
   /** What the API shows of a trunk's configuration (never its credentials). */
-  static describe(trunk: TrunkConfig): Omit<TrunkStatus, 'registration'> {
+  static describe(trunk: TrunkConfig): Omit<TrunkStatus, 'registration' | 'keepalive'> {
     return { name: trunk.name, registrar: hostPort(trunk.registrar), proxy: hostPort(trunk.proxy), transport: trunk.transport, maxCalls: trunk.maxCalls };
   }
 
-  /** Stops every registration, removing the bindings (each bounded by the unregister timeout). */
+  /** Stops every registration, removing the bindings (each bounded by the unregister timeout), and every keep-alive. */
   async close(): Promise<void> {
-    const registrations = [...this.registrations.values()];
+    const stops = [...this.registrations.values(), ...this.keepalives.values()].map((part) => part.stop());
     this.registrations.clear();
-    await Promise.all([...registrations.map((registration) => registration.stop()), ...this.stopping]);
+    this.keepalives.clear();
+    await Promise.all([...stops, ...this.stopping]);
   }
 
-  private stopInBackground(registration: TrunkRegistration): void {
-    const stopped = registration.stop().finally(() => this.stopping.delete(stopped));
+  private stopInBackground(stop: Promise<void>): void {
+    const stopped = stop.finally(() => this.stopping.delete(stopped));
     this.stopping.add(stopped);
+  }
+
+  private reportReachability(keepalive: TrunkKeepAlive): void {
+    const status = keepalive.status();
+    const fields = { trunk: keepalive.trunk.name, roundTripMs: status.roundTripMs, status: status.lastStatus };
+    if (status.reachable) this.logger.info(fields, 'trunk reachable (OPTIONS answered)');
+    else this.logger.warn({ ...fields, error: status.lastError }, 'trunk unreachable (OPTIONS unanswered)');
   }
 
   /** Logs a registration's changes of state (not each refresh). */

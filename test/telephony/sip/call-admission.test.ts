@@ -111,3 +111,40 @@ describe('call admission', () => {
     expect(admission.check(invite(), from('10.0.0.1'))).toBeNull();
   });
 });
+
+describe("a trunk's sources", () => {
+  const admission = () => {
+    const rules = new CallAdmission({ allow: ['127.0.0.1'], digest: { realm: 'gw', user: 'trunk', password: 'geheim' }, maxCalls: 10, maxCallsPerSource: 10 });
+    rules.setTrunkSources([
+      { name: 'carrier', allow: ['192.0.2.0/24'], maxCalls: 2 },
+      { name: 'pbx', allow: ['2001:db8::/32'], maxCalls: 5 },
+    ]);
+    return rules;
+  };
+
+  it('are let in for their trunk, without the deployment digest', () => {
+    const rules = admission();
+    expect(rules.trunkFor('::ffff:192.0.2.7')).toBe('carrier');
+    expect(rules.trunkFor('2001:db8::1')).toBe('pbx');
+    expect(rules.trunkFor('198.51.100.1')).toBeNull();
+    expect(rules.check(invite(), from('192.0.2.7'))).toBeNull();
+    expect(rules.check(invite(), from('198.51.100.1'))).toEqual({ status: 403 });
+    // The deployment's own sources still authenticate.
+    expect(rules.check(invite(), from('127.0.0.1'))?.status).toBe(401);
+  });
+
+  it('hold the trunk to its max_calls, and give the calls back as they end', () => {
+    const rules = admission();
+    const dialogs = [fakeDialog(), fakeDialog()];
+    for (const dialog of dialogs) rules.track(dialog, from('192.0.2.7'));
+    expect(rules.trunkCalls('carrier')).toBe(2);
+    expect(rules.check(invite(), from('192.0.2.8'))).toEqual({ status: 503, headers: [['Retry-After', '5']] });
+    expect(rules.check(invite(), from('2001:db8::1'))).toBeNull();
+    (dialogs[0] as unknown as EventEmitter).emit('ended');
+    expect(rules.trunkCalls('carrier')).toBe(1);
+    expect(rules.check(invite(), from('192.0.2.8'))).toBeNull();
+    // A reloaded trunk file takes effect for the next call.
+    rules.setTrunkSources([]);
+    expect(rules.check(invite(), from('192.0.2.8'))).toEqual({ status: 403 });
+  });
+});

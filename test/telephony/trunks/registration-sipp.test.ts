@@ -3,7 +3,8 @@
  * Retry-After first, then digest challenges (MD5, qop auth) answered and checked by SIPp,
  * the refresh before the granted 4 seconds run out, and the binding removed at shutdown.
  * `GET /v1/trunks`' view is read from the running service along the way. A wrong password,
- * and trunks added to and taken out of the trunk file while the service runs.
+ * and trunks added to and taken out of the trunk file while the service runs. (The registrar
+ * scenarios expect REGISTERs only: these trunks send no OPTIONS keep-alive.)
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -43,6 +44,7 @@ describe('trunk registration (SIPp as the registrar)', () => {
       `    registrar: ${registrar.address}`,
       '    username: gw-zuerich',
       '    password_env: TEST_TRUNK_PASSWORD',
+      '    options_interval_s: 0',
       '    expires_s: 3600',
     ].join('\n');
     process.env['TEST_TRUNK_PASSWORD'] = 'Sehr-geheim-1';
@@ -89,9 +91,14 @@ describe('trunk registration with a wrong password', () => {
       timeoutMs: 15_000,
       variables: { username: 'gw-bern', password: 'the-right-one' },
     });
-    const trunks = ['trunks:', '  - name: carrier', `    registrar: ${registrar.address}`, '    username: gw-bern', '    password_env: TEST_TRUNK_WRONG'].join(
-      '\n',
-    );
+    const trunks = [
+      'trunks:',
+      '  - name: carrier',
+      `    registrar: ${registrar.address}`,
+      '    username: gw-bern',
+      '    password_env: TEST_TRUNK_WRONG',
+      '    options_interval_s: 0',
+    ].join('\n');
     process.env['TEST_TRUNK_WRONG'] = 'a-wrong-one';
     telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43020-43039' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
     const service = telephony.service;
@@ -125,7 +132,14 @@ describe('trunks follow their file', () => {
     const trunksFile = path.join(telephony.dir, 'trunks.yaml');
     await fs.writeFile(
       trunksFile,
-      ['trunks:', '  - name: added', `    registrar: ${registrar.address}`, '    username: gw-reload', '    password_env: TEST_TRUNK_RELOAD'].join('\n'),
+      [
+        'trunks:',
+        '  - name: added',
+        `    registrar: ${registrar.address}`,
+        '    username: gw-reload',
+        '    password_env: TEST_TRUNK_RELOAD',
+        '    options_interval_s: 0',
+      ].join('\n'),
     );
     await eventually(() => service.trunkStatus()[0]?.registration?.state === 'registered', 5000);
     // A broken file is refused: the trunk stays registered.
@@ -149,7 +163,14 @@ describe('a registrar that moved, wants longer bindings and sits behind an authe
       variables: { registrar: real.address },
     });
     process.env['TEST_TRUNK_PROXY'] = 'proxy-secret';
-    const trunks = ['trunks:', '  - name: moved', `    registrar: ${moved.address}`, '    username: gw-olten', '    password_env: TEST_TRUNK_PROXY'].join('\n');
+    const trunks = [
+      'trunks:',
+      '  - name: moved',
+      `    registrar: ${moved.address}`,
+      '    username: gw-olten',
+      '    password_env: TEST_TRUNK_PROXY',
+      '    options_interval_s: 0',
+    ].join('\n');
     telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43080-43099' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
     const service = telephony.service;
     const registration = () => service.trunkStatus()[0]!.registration!;
