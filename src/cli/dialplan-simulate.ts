@@ -27,6 +27,7 @@ export async function simulateCommand(argv: string[], input: NodeJS.ReadableStre
       caller: { type: 'string', default: 'sip:+41790000000@simulation.invalid' },
       at: { type: 'string' },
       transfer: { type: 'string', default: 'answer' },
+      trunk: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('give one dialplan file to simulate');
@@ -47,8 +48,11 @@ export async function simulateCommand(argv: string[], input: NodeJS.ReadableStre
     if (error instanceof DialplanError) throw new CommandFailure(error.message);
     throw error;
   }
-  const route = plans.route(values.number);
-  if (!route) throw new CommandFailure(`no route of ${file} takes the number "${values.number}" (give one with --number)`);
+  const route = plans.route(values.number, values.trunk ?? null);
+  if (!route)
+    throw new CommandFailure(
+      `no route of ${file} takes the number "${values.number}"${values.trunk ? ` from the trunk ${values.trunk}` : ''} (give one with --number)`,
+    );
   const lines = readline.createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const call = new SimulatedCall(
     route,

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { checkDialplan, DialplanError } from '../dialplan/dialplan-loader.js';
+import { checkDialplan, describeRoute, DialplanError, routeKey } from '../dialplan/dialplan-loader.js';
 import { checkTrunks, isTrunkFile } from '../telephony/trunks/trunk-loader.js';
 import { simulateCommand } from './dialplan-simulate.js';
 import { CommandFailure } from './command-failure.js';
@@ -10,7 +10,8 @@ import { UsageError } from './usage-error.js';
 export const DIALPLAN_HELP = `sprachrohr dialplan — check and try call flows before they go live
 
 Usage: sprachrohr dialplan check FILE [FILE...]
-       sprachrohr dialplan simulate FILE [--number N] [--caller C] [--at ISO-DATETIME]
+       sprachrohr dialplan simulate FILE [--number N] [--trunk T] [--caller C]
+                                         [--at ISO-DATETIME]
                                          [--transfer answer|busy|no-answer|refuse]
 
 check     checks each file as the gateway does: YAML syntax, the schema, catalog voices,
@@ -23,7 +24,8 @@ check     checks each file as the gateway does: YAML syntax, the schema, catalog
           valid (warnings allowed), 1 otherwise.
 
 simulate  runs a call through the route for --number (default: the route for any number) in
-          the terminal, no phone or network. The caller's side comes from standard input,
+          the terminal, no phone or network; --trunk: as a call from that trunk (routes
+          naming it go first). The caller's side comes from standard input,
           one line at a time:
             dtmf 12#    presses keys          silence   lets a timeout pass
             hangup      hangs up              any other line is what the caller says
@@ -63,9 +65,9 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
       const checked = checkDialplan(file, text);
       const routes = checked.routes;
       warnings.push(...checked.warnings.map((warning) => warning.message));
-      const twice = routes.filter((route) => routedIn.has(route.number));
-      for (const route of twice) problems.push(`${file}:0:0: the number ${route.number} is routed twice (also in ${routedIn.get(route.number)})`);
-      for (const route of routes) if (!routedIn.has(route.number)) routedIn.set(route.number, file);
+      const twice = routes.filter((route) => routedIn.has(routeKey(route)));
+      for (const route of twice) problems.push(`${file}:0:0: the number ${describeRoute(route)} is routed twice (also in ${routedIn.get(routeKey(route))})`);
+      for (const route of routes) if (!routedIn.has(routeKey(route))) routedIn.set(routeKey(route), file);
       if (twice.length === 0) good.push(`${file}: ok (${routes.length} route${routes.length === 1 ? '' : 's'})`);
     } catch (error) {
       if (!(error instanceof DialplanError)) throw error;

@@ -13,6 +13,17 @@ import { DialplanError, loadDialplans, type Dialplans } from './dialplan-loader.
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
 const SETTLE_MS = 150;
 
+/** Logs each route that names a trunk the trunk file does not have: no call would take it. */
+function warnUnknownTrunks(dialplans: Dialplans, trunks: readonly TrunkConfig[], logger: Logger): void {
+  for (const route of dialplans.routes) {
+    if (route.trunk !== undefined && !trunks.some((trunk) => trunk.name === route.trunk))
+      logger.warn(
+        { file: route.file, number: route.number, trunk: route.trunk },
+        `the route for ${route.number} in ${route.file} names the trunk ${route.trunk}, which trunks.yaml does not have: no call takes it`,
+      );
+  }
+}
+
 /** The current dialplans of a folder, reloaded as the folder changes. */
 export class DialplanLibrary {
   private watcher: FSWatcher | null = null;
@@ -37,6 +48,7 @@ export class DialplanLibrary {
     const dialplans = await loadDialplans(directory);
     const trunks = await loadTrunks(directory);
     for (const warning of dialplans.warnings) logger.warn(warning.message);
+    warnUnknownTrunks(dialplans, trunks, logger);
     return new DialplanLibrary(directory, dialplans, trunks, logger);
   }
 
@@ -91,6 +103,7 @@ export class DialplanLibrary {
         if (!(error instanceof DialplanError)) throw error;
         this.logger.error({ problem: error.message }, `trunk file refused, the trunks before stay: ${error.message}`);
       }
+      warnUnknownTrunks(this.dialplans, this.trunkList, this.logger);
     } finally {
       this.reloads += 1;
     }

@@ -79,14 +79,30 @@ export class Dialplans {
     readonly warnings: readonly DialplanError[] = [],
   ) {}
 
-  /** The route for a called number: an exact number first, then the longest prefix, then `*`. */
-  route(calledNumber: string): LoadedRoute | null {
-    const exact = this.routes.find((route) => route.number === calledNumber);
+  /**
+   * The route for a called number (and the trunk the call came from, if any): an exact number
+   * first, then the longest prefix, then `*`; at each of these a route naming the call's trunk
+   * before one that names none. Routes naming another trunk are not considered.
+   */
+  route(calledNumber: string, trunk: string | null = null): LoadedRoute | null {
+    const candidates = this.routes.filter((route) => route.trunk === undefined || route.trunk === trunk);
+    const best = (routes: LoadedRoute[]): LoadedRoute | undefined => routes.find((route) => route.trunk !== undefined) ?? routes[0];
+    const exact = best(candidates.filter((route) => route.number === calledNumber));
     if (exact) return exact;
-    const prefixes = this.routes.filter((route) => route.number.endsWith('*') && route.number !== '*' && calledNumber.startsWith(route.number.slice(0, -1)));
-    prefixes.sort((a, b) => b.number.length - a.number.length);
-    return prefixes[0] ?? this.routes.find((route) => route.number === '*') ?? null;
+    const prefixes = candidates.filter((route) => route.number.endsWith('*') && route.number !== '*' && calledNumber.startsWith(route.number.slice(0, -1)));
+    const longest = Math.max(0, ...prefixes.map((route) => route.number.length));
+    return best(prefixes.filter((route) => route.number.length === longest)) ?? best(candidates.filter((route) => route.number === '*')) ?? null;
   }
+}
+
+/** What makes a route unique: its number, and the trunk it is for. */
+export function routeKey(route: { readonly number: string; readonly trunk?: string | undefined }): string {
+  return route.trunk === undefined ? route.number : `${route.number}@${route.trunk}`;
+}
+
+/** A route's number as messages name it (with its trunk). */
+export function describeRoute(route: { readonly number: string; readonly trunk?: string | undefined }): string {
+  return route.trunk === undefined ? route.number : `${route.number} (trunk ${route.trunk})`;
 }
 
 /** Reads every `.yaml`/`.yml` file of a folder (sorted by name) but the trunk file. */
@@ -111,9 +127,10 @@ export async function loadDialplans(directory: string, options: DialplanLoadOpti
     const checked = checkDialplan(file, text, options);
     warnings.push(...checked.warnings);
     for (const route of checked.routes) {
-      const earlier = seen.get(route.number);
-      if (earlier) throw new DialplanError(file, 0, 0, `the number ${route.number} is routed twice (also in ${earlier})`);
-      seen.set(route.number, file);
+      const key = routeKey(route);
+      const earlier = seen.get(key);
+      if (earlier) throw new DialplanError(file, 0, 0, `the number ${describeRoute(route)} is routed twice (also in ${earlier})`);
+      seen.set(key, file);
       routes.push(route);
     }
   }

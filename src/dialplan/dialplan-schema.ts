@@ -50,6 +50,12 @@ export const DialplanStepSchema = Type.Union([
 export const DialplanRouteSchema = Type.Object(
   {
     number: Type.String({ pattern: '^(\\*|\\+?[0-9A-Za-z._-]+\\*?)$', description: 'called number: exact, a prefix ending in *, or * for any' }),
+    trunk: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9_-]{0,39}$',
+        description: 'only calls that come from this trunk (trunks.yaml, its allow addresses); a route naming the trunk goes before one that does not',
+      }),
+    ),
     engines: Type.Optional(
       Type.Union([Type.Literal('live'), Type.Literal('synthetic')], {
         description: `live engines, or the synthetic ones (load tests) (default ${D.route.engines})`,

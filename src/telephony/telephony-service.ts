@@ -224,7 +224,8 @@ export class TelephonyService {
 
   /** Runs an admitted call's route: a media port, a call session, its counters. */
   private take(dialog: CallDialog, source: SipPeer): void {
-    const route = this.dialplans.current.route(dialog.calledUser ?? '');
+    // A call from a trunk's sources takes the routes for that trunk before the general ones.
+    const route = this.dialplans.current.route(dialog.calledUser ?? '', this.admission.trunkFor(source.address));
     if (!route) {
       dialog.reject(404);
       return;

@@ -43,6 +43,31 @@ describe('dialplan loader', () => {
     await fs.rm(dir, { recursive: true });
   });
 
+  it('takes the routes naming the trunk a call came from before the general ones, and ignores those of other trunks', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dialplans-'));
+    const route = (number: string, trunk?: string) =>
+      `  - number: "${number}"\n${trunk ? `    trunk: ${trunk}\n` : ''}    language: en\n    voice: anna\n    steps:\n      - hangup: {}\n`;
+    await fs.writeFile(path.join(dir, 'a.yaml'), `name: a\nroutes:\n${route('*')}${route('044*')}${route('0441234567')}`);
+    await fs.writeFile(path.join(dir, 'b.yaml'), `name: b\nroutes:\n${route('0441234567', 'carrier')}${route('044*', 'pbx')}${route('*', 'pbx')}`);
+    const plans = await loadDialplans(dir);
+    const chosen = (number: string, trunk: string | null) => {
+      const found = plans.route(number, trunk);
+      return found ? `${found.number}${found.trunk ? `@${found.trunk}` : ''}` : null;
+    };
+    expect(chosen('0441234567', null)).toBe('0441234567');
+    expect(chosen('0441234567', 'carrier')).toBe('0441234567@carrier');
+    // An exact number for any trunk goes before a prefix for this trunk.
+    expect(chosen('0441234567', 'pbx')).toBe('0441234567');
+    expect(chosen('0449', 'pbx')).toBe('044*@pbx');
+    expect(chosen('0449', 'carrier')).toBe('044*');
+    expect(chosen('031', 'pbx')).toBe('*@pbx');
+    expect(chosen('031', 'other')).toBe('*');
+    // The same number may have a route for each trunk, but not two for one.
+    await fs.writeFile(path.join(dir, 'c.yaml'), `name: c\nroutes:\n${route('044*', 'pbx')}`);
+    await expect(loadDialplans(dir)).rejects.toThrow(/c\.yaml:0:0: the number 044\* \(trunk pbx\) is routed twice \(also in .*b\.yaml\)/);
+    await fs.rm(dir, { recursive: true });
+  });
+
   const cases: Array<[string, string, RegExp, number]> = [
     ['broken YAML', 'name: t\nroutes: [\n', /t\.yaml:\d+:\d+: /, 0],
     ['a list instead of a mapping', '- a\n- b\n', /a mapping with name and routes/, 1],
