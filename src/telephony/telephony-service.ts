@@ -23,6 +23,7 @@ import { SipEndpoint } from './sip/sip-endpoint.js';
 import type { SipTimers } from './sip/sip-transactions.js';
 import type { SipPeer } from './sip/sip-transport.js';
 import type { TelephonyConfig } from './telephony-config.js';
+import { calledNumberOf } from './trunks/called-number.js';
 import { TrunkService, type TrunkStatus } from './trunks/trunk-service.js';
 import type { TrunkConfig } from './trunks/trunk-loader.js';
 import type { RegistrationTiming } from './trunks/trunk-registration.js';
@@ -225,7 +226,10 @@ export class TelephonyService {
   /** Runs an admitted call's route: a media port, a call session, its counters. */
   private take(dialog: CallDialog, source: SipPeer): void {
     // A call from a trunk's sources takes the routes for that trunk before the general ones.
-    const route = this.dialplans.current.route(dialog.calledUser ?? '', this.admission.trunkFor(source.address));
+    const trunkName = this.admission.trunkFor(source.address);
+    const trunk = trunkName === null ? undefined : this.dialplans.trunks.find((candidate) => candidate.name === trunkName);
+    const calledNumber = calledNumberOf(dialog.invite, dialog.calledUser, trunk);
+    const route = this.dialplans.current.route(calledNumber, trunkName);
     if (!route) {
       dialog.reject(404);
       return;
@@ -247,6 +251,7 @@ export class TelephonyService {
             metering: this.callParts.metering,
             ...(this.callParts.allowanceCheckMs !== undefined ? { allowanceCheckMs: this.callParts.allowanceCheckMs } : {}),
             placeCall: this.placeCall,
+            calledNumber,
           });
         } catch (error) {
           void channel.close();

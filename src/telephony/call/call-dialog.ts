@@ -5,6 +5,7 @@
  * re-offers and INFO come in as events.
  */
 import type { EventEmitter } from 'node:events';
+import type { SipRequest } from '../sip/sip-message.js';
 import type { SipPeer } from '../sip/sip-transport.js';
 
 /** An offer or answer body with its content type. */
@@ -58,6 +59,8 @@ export interface CallDialog extends EventEmitter<CallDialogEvents> {
   readonly callerUri: string;
   /** The called number (the Request-URI's user part), or null. */
   readonly calledUser: string | null;
+  /** The INVITE as our parser read it (its To names the number dialled when a trunk calls our registered contact). */
+  readonly invite: SipRequest;
   /** Where the INVITE came from: the caller, or the proxy in front of it. */
   readonly source: SipPeer;
   /** The caller's offer in the INVITE, if it made one. */

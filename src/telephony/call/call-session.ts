@@ -73,6 +73,8 @@ export interface CallServices {
   readonly metering?: CallMetering | null;
   /** How often a running call is checked against its entitlements (default a minute). */
   readonly allowanceCheckMs?: number;
+  /** The number the call was routed by, when it is not the Request-URI's user (a trunk's DID in To). */
+  readonly calledNumber?: string;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -121,7 +123,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   ) {
     super();
     this.logger = services.logger.child({ callId: dialog.callId });
-    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: dialog.calledUser ?? '', language: route.language };
+    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: services.calledNumber ?? dialog.calledUser ?? '', language: route.language };
     this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
     dialog.on('ended', (reason) => this.end(reason));
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
