@@ -6,6 +6,7 @@
  * route runs and hangs up through Kamailio. At shutdown the binding is removed. Skipped, with
  * the reason, only where Kamailio cannot be installed.
  */
+import { eventually } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../../helpers/captured-logger.js';
 import { kamailioMissing, startKamailio, type KamailioRun } from '../../helpers/kamailio.js';
@@ -25,14 +26,6 @@ const DIALPLAN = [
   '      - answer: {}',
   '      - hangup: { reason: through the carrier }',
 ].join('\n');
-
-async function eventually(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.skipIf(missing !== null)(`Kamailio as the carrier${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let kamailio: KamailioRun;

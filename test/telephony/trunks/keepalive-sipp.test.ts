@@ -3,6 +3,7 @@
  * its address), against SIPp answering OPTIONS: reachable with the round trip, then
  * unreachable once SIPp is gone (no answer within Timer F, shortened here), on the interval.
  */
+import { eventually } from '../../helpers/eventually.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sippScenario, startSippServer } from '../../helpers/sipp.js';
 import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
@@ -12,14 +13,6 @@ afterEach(async () => {
   await telephony?.close();
   telephony = null;
 });
-
-async function eventually(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('trunk OPTIONS keep-alive', () => {
   it('finds the trunk reachable while it answers, and unreachable when it stops', async () => {

@@ -8,21 +8,13 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { eventually } from '../../helpers/eventually.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertSippPassed, sippScenario, startSippServer } from '../../helpers/sipp.js';
 import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
 const DIALPLAN = anyNumberDialplan('      - hangup: {}');
 const timing = { retryBaseMs: 300, retryMaxMs: 2000, unregisterTimeoutMs: 2000 };
-
-/** Polls until `check` holds (every 50 ms, up to `ms`). */
-async function eventually(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 let telephony: StartedTelephony | null = null;
 afterEach(async () => {

@@ -1,0 +1,8 @@
+/** Polls until `check` holds: every 50 ms, failing after `ms` with what was awaited. */
+export async function eventually(check: () => boolean, ms: number, what = 'the condition'): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
