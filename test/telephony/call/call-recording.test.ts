@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../helpers/eventually.js';
 import { loadResampler, Resampler } from '../../../src/audio/resampler.js';
 import type { RecordRequest } from '../../../src/dialplan/steps/step-context.js';
 import type { MediaChannel } from '../../../src/telephony/media/media-channel.js';
@@ -63,7 +64,8 @@ describe('a voicemail from the call media', () => {
       const media = fakeMedia();
       let done = false;
       const message = captureMessage(media, request({ beep: true }), new AbortController().signal).finally(() => (done = true));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // The caller speaks once the beep is over and the recording listens (however busy the machine).
+      await eventually(() => media.listenerCount('audio') > 0, 2000, 'the recording to listen');
       await stream(media, speech);
       if (sendSilence) await stream(media, Array.from({ length: 100 }, silence), () => done);
       const captured = await message;
