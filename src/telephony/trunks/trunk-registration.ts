@@ -53,6 +53,14 @@ export interface RegistrationTiming {
 
 export const DEFAULT_REGISTRATION_TIMING: RegistrationTiming = { retryBaseMs: 5_000, retryMaxMs: 300_000, unregisterTimeoutMs: 2_000 };
 
+/** One REGISTER exchange's end: the final response (null: none), what went wrong, and when its last request left. */
+interface Exchange {
+  readonly response: SipResponse | null;
+  readonly error: string | null;
+  /** `performance.now()` when the request that got this answer was sent. */
+  readonly sentAt: number;
+}
+
 /** Redirections (3xx) followed in one attempt. */
 const MAX_REDIRECTS = 5;
 /** Challenges answered in one attempt (the first, and answers to stale nonces). */
@@ -75,6 +83,8 @@ export class TrunkRegistration {
   private failures = 0;
   private nextAttemptAt: number | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** `performance.now()` when the next (or running) attempt is due. */
+  private plannedAt = 0;
   private stopped = false;
   private running: Promise<void> | null = null;
   private readonly callId: string;
@@ -134,6 +144,7 @@ export class TrunkRegistration {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    this.plannedAt = performance.now() + delayMs;
     this.nextAttemptAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -143,13 +154,14 @@ export class TrunkRegistration {
   }
 
   private async attempt(): Promise<void> {
+    const planned = this.plannedAt;
     if (this.state !== 'registered') this.state = 'registering';
     this.nextAttemptAt = null;
-    let outcome: { response: SipResponse | null; error: string | null };
+    let outcome: Exchange;
     try {
       outcome = await this.exchange(this.expiresSeconds);
     } catch (error) {
-      outcome = { response: null, error: (error as Error).message };
+      outcome = { response: null, error: (error as Error).message, sentAt: performance.now() };
     }
     if (this.stopped && outcome.response?.status !== undefined && outcome.response.status < 300) {
       // Registered just as we stopped: stop() removes the binding.
@@ -159,7 +171,10 @@ export class TrunkRegistration {
     const response = outcome.response;
     if (response && response.status >= 200 && response.status < 300) {
       this.registered(response);
-      this.schedule(refreshDelayMs(this.grantedSeconds(response)));
+      // Counted from when this REGISTER was planned to leave (the binding starts no earlier),
+      // not from its answer or the timer's late firing: refreshes keep their rhythm instead of
+      // drifting by a round trip and a timer's lateness each time.
+      this.schedule(Math.max(0, Math.min(planned, outcome.sentAt) + refreshDelayMs(this.grantedSeconds(response)) - performance.now()));
     } else {
       this.failed(outcome.error ?? (response ? `${response.status} ${response.reason}` : 'no answer'), response);
     }
@@ -216,7 +231,7 @@ export class TrunkRegistration {
    * One REGISTER exchange: the request, the challenges answered, redirections followed, a
    * 423's Min-Expires taken; the final response (null: no answer) or why none could be sent.
    */
-  private async exchange(expires: number): Promise<{ response: SipResponse | null; error: string | null }> {
+  private async exchange(expires: number): Promise<Exchange> {
     const registrar = this.trunk.registrar!;
     let peer = this.redirectedTo ?? (await trunkPeer(this.trunk.proxy ?? registrar, this.trunk.transport, this.contact().host));
     let challenges = 0;
@@ -224,21 +239,20 @@ export class TrunkRegistration {
     let authorization: [string, string] | null = null;
     for (;;) {
       const request = this.registerRequest(registrar, peer, expires, authorization);
+      const sentAt = performance.now();
       const response = await this.client.request(request, peer);
-      if (!response) return { response: null, error: 'no answer from the registrar' };
+      if (!response) return { response: null, error: 'no answer from the registrar', sentAt };
+      const done = (error: string | null): Exchange => ({ response, error, sentAt });
       if (response.status === 401 || response.status === 407) {
         const header = response.status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate';
         const challenge = chooseChallenge(response.headers.getAll(header));
-        if (!challenge) return { response, error: `${response.status}: no digest challenge we can answer (MD5 or SHA-256, qop auth)` };
+        if (!challenge) return done(`${response.status}: no digest challenge we can answer (MD5 or SHA-256, qop auth)`);
         if (this.trunk.realm !== null && challenge.realm !== this.trunk.realm)
-          return {
-            response,
-            error: `${response.status}: challenged for realm ${JSON.stringify(challenge.realm)}, the trunk's realm is ${JSON.stringify(this.trunk.realm)}`,
-          };
+          return done(`${response.status}: challenged for realm ${JSON.stringify(challenge.realm)}, the trunk's realm is ${JSON.stringify(this.trunk.realm)}`);
         // A challenge after our answer means the credentials were refused, unless only the nonce had expired.
         challenges += 1;
         if (challenges > MAX_CHALLENGES || (authorization !== null && !challenge.stale))
-          return { response, error: `${response.status}: the registrar refused the credentials` };
+          return done(`${response.status}: the registrar refused the credentials`);
         const credentials = { username: this.trunk.authUsername ?? this.trunk.username!, password: this.trunk.password ?? '' };
         authorization = [
           response.status === 401 ? 'Authorization' : 'Proxy-Authorization',
@@ -249,19 +263,19 @@ export class TrunkRegistration {
       if (response.status >= 300 && response.status < 400) {
         const target = parseNameAddress(response.headers.get('Contact') ?? '');
         const uri = target ? parseSipUri(target.uri) : null;
-        if (!uri || ++redirects > MAX_REDIRECTS) return { response, error: `${response.status}: a redirection that cannot be followed` };
+        if (!uri || ++redirects > MAX_REDIRECTS) return done(`${response.status}: a redirection that cannot be followed`);
         peer = await peerForUri(uri, this.family());
         this.redirectedTo = peer;
         continue;
       }
       if (response.status === 423) {
         const minimum = Number(response.headers.get('Min-Expires'));
-        if (!Number.isFinite(minimum) || minimum <= this.expiresSeconds || expires === 0) return { response, error: `423: interval too brief` };
+        if (!Number.isFinite(minimum) || minimum <= this.expiresSeconds || expires === 0) return done(`423: interval too brief`);
         this.expiresSeconds = minimum;
         expires = minimum;
         continue;
       }
-      return { response, error: null };
+      return done(null);
     }
   }
 
