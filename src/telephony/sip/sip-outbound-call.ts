@@ -9,11 +9,13 @@
  */
 import net from 'node:net';
 import type { SessionBody } from '../call/call-dialog.js';
+import { chooseChallenge, digestAuthorization, type DigestCredentials } from './digest.js';
 import { checkedExtraHeaders } from './extra-headers.js';
 import { ALLOW, bodyOf, type DialogHost } from './sip-dialog.js';
 import { contactValue } from './sip-dialog-request.js';
 import { newBranch, newCallId, newTag, parseNameAddress, parseSipUri, sipHost } from './sip-headers.js';
 import type { InviteClientTransaction, InviteClientUser } from './sip-invite-client.js';
+import { cseqOf } from './sip-parser.js';
 import { serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
 import { OutboundDialog } from './sip-outbound-dialog.js';
 import { peerForUri } from './sip-target.js';
@@ -36,6 +38,12 @@ export interface OutboundCallRequest {
   readonly ringTimeoutMs: number;
   /** Each 1xx above 100 (180 Ringing, 183 with early-media SDP). */
   readonly onProgress?: (status: number, body: SessionBody | null) => void;
+  /**
+   * The account to answer a 401 or 407 with (a trunk's): the INVITE is sent again once with
+   * the digest answer; without it, or when the answer is challenged again, the call fails
+   * with that status.
+   */
+  readonly credentials?: DigestCredentials & { readonly realm?: string | null };
 }
 
 /**
@@ -118,7 +126,10 @@ export async function placeOutboundCall(
   return call.result;
 }
 
-/** One INVITE of ours on its way to an answer. */
+/** Challenges answered for one call: the first, and one for a nonce that had gone stale. */
+const MAX_CHALLENGES = 2;
+
+/** One INVITE of ours on its way to an answer (sent again when a challenge is answered). */
 export class OutboundCall implements InviteClientUser {
   /** Settles once, with the outcome; never rejects. */
   readonly result: Promise<OutboundCallResult>;
@@ -133,11 +144,13 @@ export class OutboundCall implements InviteClientUser {
   private readonly timers = new TimerSet();
   private readonly onAbort = (): void => this.stop('cancelled');
   private unexpect: () => void = () => {};
+  /** Challenges answered so far. */
+  private challenges = 0;
 
   constructor(
     private readonly host: OutboundHost,
     private readonly request: OutboundCallRequest,
-    private readonly invite: SipRequest,
+    private invite: SipRequest,
     private readonly peer: SipPeer,
     private readonly signal?: AbortSignal,
   ) {
@@ -150,7 +163,48 @@ export class OutboundCall implements InviteClientUser {
     this.unexpect = this.host.expectPeer(this.peer.address);
     this.timers.after(this.request.ringTimeoutMs, () => this.stop('timeout'));
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
-    this.transaction = this.host.startInvite(this.invite, this.peer, this);
+    this.send(this.invite);
+  }
+
+  /**
+   * Sends `invite` in a transaction of its own; what an earlier transaction of this call still
+   * reports (the end of a challenged INVITE's) is not heard any more, its 2xx aside.
+   */
+  private send(invite: SipRequest): void {
+    this.invite = invite;
+    let transaction: InviteClientTransaction | null = null;
+    const current = (): boolean => this.transaction === transaction;
+    transaction = this.host.startInvite(invite, this.peer, {
+      provisional: (response) => current() && this.provisional(response),
+      accepted: (response) => this.accepted(response),
+      rejected: (response) => current() && this.rejected(response),
+      unreachable: () => current() && this.unreachable(),
+      terminated: () => current() && this.terminated(),
+    });
+    this.transaction = transaction;
+  }
+
+  /**
+   * The INVITE again with the answer to a 401 or 407 (RFC 3261 section 22.2): same Call-ID,
+   * From tag and To, the next CSeq, a new branch. False when it cannot be answered.
+   */
+  private answerChallenge(response: SipResponse): boolean {
+    const credentials = this.request.credentials;
+    if (!credentials || this.stopping || this.settled || ++this.challenges > MAX_CHALLENGES) return false;
+    const proxy = response.status === 407;
+    const challenge = chooseChallenge(response.headers.getAll(proxy ? 'Proxy-Authenticate' : 'WWW-Authenticate'));
+    if (!challenge || (credentials.realm && challenge.realm !== credentials.realm)) return false;
+    // A second challenge for a fresh nonce: the credentials were refused.
+    if (this.challenges > 1 && !challenge.stale) return false;
+    const headers = this.invite.headers
+      .clone()
+      .set('Via', this.invite.headers.get('Via')!.replace(/;branch=[^;]+/, `;branch=${newBranch()}`))
+      .set('CSeq', `${cseqOf(this.invite).seq + 1} INVITE`)
+      .delete('Authorization')
+      .delete('Proxy-Authorization')
+      .append(proxy ? 'Proxy-Authorization' : 'Authorization', digestAuthorization(challenge, credentials, 'INVITE', this.invite.uri));
+    this.send({ ...this.invite, headers });
+    return true;
   }
 
   provisional(response: SipResponse): void {
@@ -177,6 +231,7 @@ export class OutboundCall implements InviteClientUser {
   }
 
   rejected(response: SipResponse): void {
+    if ((response.status === 401 || response.status === 407) && this.answerChallenge(response)) return;
     this.done({ failed: this.stopping && response.status === 487 ? this.stopping : response.status });
   }
 

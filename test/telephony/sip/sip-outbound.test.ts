@@ -46,8 +46,8 @@ afterAll(async () => {
 });
 
 /** SIPp as the callee of one call. */
-const callee = (scenario: string, transport: SippTransport = 'u1', localIp = '127.0.0.1'): Promise<SippRun> =>
-  startSippServer({ scenario: sippScenario(scenario), transport, localIp, calls: 1, timeoutMs: 15_000 });
+const callee = (scenario: string, transport: SippTransport = 'u1', localIp = '127.0.0.1', variables?: Record<string, string>): Promise<SippRun> =>
+  startSippServer({ scenario: sippScenario(scenario), transport, localIp, calls: 1, timeoutMs: 15_000, ...(variables ? { variables } : {}) });
 
 const call = (run: SippRun, extra: Partial<OutboundCallRequest> = {}): OutboundCallRequest => ({
   target: `sip:+41441234567@${run.address}${run.transport === 't1' ? ';transport=tcp' : ''}`,
@@ -65,6 +65,28 @@ function answered(result: OutboundCallResult): OutboundDialog {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('calls the endpoint places, to SIPp', () => {
+  it("answers the carrier's 401 with the trunk's credentials, sending the INVITE again (CSeq 2, same Call-ID and tag)", async () => {
+    const run = await callee('outbound-challenge.uas.xml', 'u1', '127.0.0.1', { username: 'gw-out', password: 'Carrier-Secret' });
+    const progress: number[] = [];
+    const result = await endpoint.placeCall(
+      call(run, { credentials: { username: 'gw-out', password: 'Carrier-Secret' }, onProgress: (status) => progress.push(status) }),
+    );
+    const dialog = answered(result);
+    expect(progress).toEqual([180]);
+    await dialog.hangup('done');
+    assertSippPassed(await run.result);
+  });
+
+  it('fails with the 401 without credentials, and when the answer is challenged again', async () => {
+    const accounts = { username: 'gw-out', password: 'Carrier-Secret' };
+    const bare = await callee('outbound-challenge.uas.xml', 'u1', '127.0.0.1', accounts);
+    expect(await endpoint.placeCall(call(bare))).toEqual({ failed: 401 });
+    await bare.stop();
+    const wrong = await callee('outbound-challenge.uas.xml', 'u1', '127.0.0.1', accounts);
+    expect(await endpoint.placeCall(call(wrong, { credentials: { username: 'gw-out', password: 'wrong' } }))).toEqual({ failed: 401 });
+    assertSippPassed(await wrong.result);
+  });
+
   it('is answered after 180 and 183 with early media, acknowledged, and hung up with BYE (UDP and TCP)', async () => {
     for (const transport of ['u1', 't1'] as const) {
       const run = await callee('outbound-answer.uas.xml', transport);
