@@ -13,10 +13,20 @@ import { DialplanError, loadDialplans, type Dialplans } from './dialplan-loader.
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
 const SETTLE_MS = 150;
 
-/** Logs each route that names a trunk the trunk file does not have: no call would take it. */
+/**
+ * Logs each route and transfer that names a trunk the trunk file does not have: no call would
+ * take such a route, and such a transfer fails.
+ */
 function warnUnknownTrunks(dialplans: Dialplans, trunks: readonly TrunkConfig[], logger: Logger): void {
+  const known = (name: string): boolean => trunks.some((trunk) => trunk.name === name);
   for (const route of dialplans.routes) {
-    if (route.trunk !== undefined && !trunks.some((trunk) => trunk.name === route.trunk))
+    for (const step of route.steps)
+      if ('transfer' in step && step.transfer.trunk !== undefined && !known(step.transfer.trunk))
+        logger.warn(
+          { file: route.file, number: route.number, trunk: step.transfer.trunk },
+          `a transfer of the route for ${route.number} in ${route.file} goes through the trunk ${step.transfer.trunk}, which trunks.yaml does not have: it will fail`,
+        );
+    if (route.trunk !== undefined && !known(route.trunk))
       logger.warn(
         { file: route.file, number: route.number, trunk: route.trunk },
         `the route for ${route.number} in ${route.file} names the trunk ${route.trunk}, which trunks.yaml does not have: no call takes it`,

@@ -123,8 +123,19 @@ export const TransferStep = Type.Object(
             description: `refer (blind, RFC 3515), bridge (the gateway calls and joins the media), auto: refer, then bridge when refused (default ${D.transfer.mode})`,
           }),
         ),
+        trunk: Type.Optional(
+          Type.String({
+            pattern: '^[a-z0-9][a-z0-9_-]{0,39}$',
+            description:
+              "a bridged call through this trunk of trunks.yaml: a number goes to the trunk's proxy, the Caller ID is the trunk's, and its credentials answer the carrier's challenge",
+          }),
+        ),
         caller_id: Type.Optional(
-          Type.String({ minLength: 1, maxLength: 100, description: "the From of a bridged call: a number or SIP URI (default: the caller's)" }),
+          Type.String({
+            minLength: 1,
+            maxLength: 100,
+            description: "the From of a bridged call: a number or SIP URI (default: the caller's, or the trunk's caller_id)",
+          }),
         ),
         diversion: Type.Optional(Type.Boolean({ description: 'a Diversion header (RFC 5806) naming the called number (default false)' })),
         headers: Type.Optional(

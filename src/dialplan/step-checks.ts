@@ -51,6 +51,8 @@ export function stepProblems(step: DialplanStep, route: DialplanRoute): StepProb
           if (!findLanguage(code)) add(`unknown language ${JSON.stringify(code)}`, 'menu', 'options', index, 'words', code);
     });
   }
+  if ('transfer' in step && step.transfer.trunk !== undefined && step.transfer.mode === 'refer')
+    add('a transfer through a trunk is a bridged call: mode refer cannot take a trunk', 'transfer', 'mode');
   if ('language' in step) {
     if (!findLanguage(step.language.language)) add(`unknown language ${JSON.stringify(step.language.language)}`, 'language', 'language');
     else voiced('language', step.language);

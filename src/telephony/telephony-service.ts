@@ -252,6 +252,7 @@ export class TelephonyService {
             ...(this.callParts.allowanceCheckMs !== undefined ? { allowanceCheckMs: this.callParts.allowanceCheckMs } : {}),
             placeCall: this.placeCall,
             calledNumber,
+            trunk: (name) => this.dialplans.trunks.find((candidate) => candidate.name === name),
           });
         } catch (error) {
           void channel.close();

@@ -73,6 +73,12 @@ describe('dialplan loader', () => {
     ['a list instead of a mapping', '- a\n- b\n', /a mapping with name and routes/, 1],
     ['a missing voice', 'name: t\nroutes:\n  - number: "1"\n    language: en\n    steps:\n      - hangup: {}\n', /must have required property 'voice'/, 3],
     ['an unknown voice', plan('      - hangup: {}\n').replace('voice: anna', 'voice: nobody'), /unknown voice "nobody"/, 5],
+    [
+      'a transfer through a trunk by REFER',
+      plan('      - transfer: { to: "1", trunk: carrier, mode: refer }\n'),
+      /a transfer through a trunk is a bridged call/,
+      7,
+    ],
     ['an unknown language', plan('      - hangup: {}\n').replace('language: en', 'language: xx'), /unknown language "xx"/, 4],
     ['a bad number', plan('      - hangup: {}\n').replace('"100"', '"1 00"'), /number must match pattern/, 3],
     ['an unknown field in a step', plan('      - say:\n          text: hi\n          colour: red\n'), /unknown field "colour"/, 9],

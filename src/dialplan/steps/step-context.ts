@@ -95,6 +95,8 @@ export interface TransferRequest {
   /** A SIP URI, or a number. */
   readonly target: string;
   readonly mode: 'auto' | 'refer' | 'bridge';
+  /** The trunk of trunks.yaml the bridged call goes through (a transfer through a trunk is always bridged). */
+  readonly trunk?: string;
   readonly callerId?: string;
   readonly diversion: boolean;
   readonly headers: ReadonlyArray<readonly [string, string]>;

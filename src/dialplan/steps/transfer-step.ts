@@ -15,6 +15,7 @@ export async function runTransfer(step: StepOf<'transfer'>, context: StepContext
   const outcome = await context.transfer({
     target: context.fill(transfer.to),
     mode: transfer.mode ?? defaults.mode,
+    ...(transfer.trunk !== undefined ? { trunk: transfer.trunk } : {}),
     ...(transfer.caller_id !== undefined ? { callerId: transfer.caller_id } : {}),
     diversion: transfer.diversion ?? false,
     // Header values are one line: a placeholder must not smuggle a line break into the request.

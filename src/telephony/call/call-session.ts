@@ -27,6 +27,7 @@ import { abortableDelay } from './abortable-delay.js';
 import { mediaFromAnswer, mediaFromOffer } from './call-media.js';
 import { FrameRing } from './frame-ring.js';
 import { captureMessage, type CapturedMessage } from './call-recording.js';
+import type { TrunkConfig } from '../trunks/trunk-loader.js';
 import { addressTransfer, bridgedTransfer, failedTransfer, type CallPlacer } from './call-transfer.js';
 import { streamToBot } from './call-stream.js';
 import type { CallCodec } from '../telephony-config.js';
@@ -75,6 +76,8 @@ export interface CallServices {
   readonly allowanceCheckMs?: number;
   /** The number the call was routed by, when it is not the Request-URI's user (a trunk's DID in To). */
   readonly calledNumber?: string;
+  /** The trunks of trunks.yaml, by name (transfers through a trunk). */
+  readonly trunk?: (name: string) => TrunkConfig | undefined;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -301,19 +304,17 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
    * the caller's side refuses REFER and the step allows it, a bridged call.
    */
   private async transfer(request: TransferRequest): ReturnType<StepContext['transfer']> {
-    const addressing = addressTransfer(request, {
-      source: this.dialog.source,
-      callerUri: this.dialog.callerUri,
-      called: this.vars['called']!,
-      ourHost: this.services.mediaAddress,
-    });
+    const trunk = request.trunk === undefined ? undefined : this.services.trunk?.(request.trunk);
+    const call = { source: this.dialog.source, callerUri: this.dialog.callerUri, called: this.vars['called']!, ourHost: this.services.mediaAddress };
+    const addressing = request.trunk !== undefined && !trunk ? { problem: `no trunk ${request.trunk} in trunks.yaml` } : addressTransfer(request, call, trunk);
     if ('problem' in addressing) {
       this.logger.error(addressing.problem);
       return { result: 'failed', status: null };
     }
     // A transfer hands over an answered call (REFER needs a confirmed dialog).
     await this.answer();
-    if (request.mode !== 'bridge') {
+    // Through a trunk the gateway places the call: REFER would have the caller's side do it.
+    if (request.mode !== 'bridge' && !trunk) {
       const referred = await this.dialog.refer(addressing.target, { headers: addressing.headers }, this.signal);
       this.logger.info({ target: addressing.target, ...referred }, 'refer');
       if (referred.result === 'transferred') {
@@ -326,7 +327,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     const media = await this.earlyMedia();
     return bridgedTransfer(
       { media, place: this.services.placeCall, logger: this.logger, say: (prompt, signal) => this.say(prompt, signal) },
-      { target: addressing.target, from: addressing.from, headers: addressing.inviteHeaders, ringTimeoutMs: request.ringTimeoutMs },
+      { ...addressing, headers: addressing.inviteHeaders, ringTimeoutMs: request.ringTimeoutMs },
       request.waiting,
       this.signal,
     );

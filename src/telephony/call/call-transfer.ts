@@ -5,6 +5,8 @@
  * calls' media in the media thread once it answers, until either side hangs up.
  */
 import type { Logger } from 'pino';
+import type { DigestCredentials } from '../sip/digest.js';
+import type { TrunkConfig } from '../trunks/trunk-loader.js';
 import type { PromptRequest, TransferOutcome } from '../../dialplan/steps/step-context.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import { abortableDelay } from './abortable-delay.js';
@@ -30,6 +32,8 @@ export interface OutboundCall {
   readonly from: string;
   readonly headers: ReadonlyArray<readonly [string, string]>;
   readonly ringTimeoutMs: number;
+  /** A trunk's account, to answer its carrier's 401 or 407. */
+  readonly credentials?: DigestCredentials & { readonly realm?: string | null };
 }
 
 /** Places a second call; answered or not. */
@@ -112,6 +116,8 @@ export interface TransferAddressing {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** The bridged INVITE's headers: the step's, and Diversion when asked for. */
   readonly inviteHeaders: ReadonlyArray<readonly [string, string]>;
+  /** Through a trunk: its account for the carrier's challenge. */
+  readonly credentials?: DigestCredentials & { readonly realm?: string | null };
 }
 
 /** What the call knows that addressing a transfer needs. */
@@ -130,20 +136,28 @@ const uriHost = (host: string): string => (host.includes(':') && !host.startsWit
 /**
  * Addresses a transfer: a number goes to where the call came from (`sip:NUMBER@source`, its
  * transport kept), a SIP URI as written; the Caller ID is the caller's unless the step names
- * one; Diversion (RFC 5806) names the number that was called.
+ * one; Diversion (RFC 5806) names the number that was called. Through a trunk, a number goes to
+ * the trunk's proxy, our URIs are in the trunk's domain, the Caller ID is the step's, else the
+ * trunk's `caller_id`, else its `from_user`, and the trunk's account answers challenges.
  * @returns the addressing, or a problem when the step's target (after its placeholders were filled) is neither
  */
 export function addressTransfer(
   request: { readonly target: string; readonly callerId?: string; readonly diversion: boolean; readonly headers: ReadonlyArray<readonly [string, string]> },
   call: TransferCall,
+  trunk?: TrunkConfig,
 ): TransferAddressing | { readonly problem: string } {
-  const { source } = call;
-  const transport = source.transport === 'UDP' ? '' : `;transport=${source.transport.toLowerCase()}`;
-  const viaSource = (number: string): string => `sip:${number}@${uriHost(source.address)}:${source.port}${transport}`;
-  const target = /^sips?:\S+$/i.test(request.target) ? request.target : /^\+?[0-9*#]+$/.test(request.target) ? viaSource(request.target) : null;
+  const next = trunk?.proxy ? { transport: trunk.transport, address: trunk.proxy.host, port: trunk.proxy.port } : call.source;
+  const transport = next.transport === 'UDP' ? '' : `;transport=${next.transport.toLowerCase()}`;
+  const viaNext = (number: string): string => `sip:${number}@${uriHost(next.address)}:${next.port}${transport}`;
+  const target = /^sips?:\S+$/i.test(request.target) ? request.target : /^\+?[0-9*#]+$/.test(request.target) ? viaNext(request.target) : null;
   if (target === null) return { problem: `the transfer target ${JSON.stringify(request.target)} is neither a SIP URI nor a number` };
-  const ours = (number: string): string => (/^sips?:/i.test(number) ? number : `sip:${number}@${uriHost(call.ourHost)}`);
-  const from = request.callerId === undefined ? call.callerUri : ours(request.callerId);
+  const domain = trunk?.fromDomain ?? call.ourHost;
+  const ours = (number: string): string => (/^sips?:/i.test(number) ? number : `sip:${number}@${uriHost(domain)}`);
+  const trunkCallerId = trunk?.callerId ?? trunk?.fromUser ?? undefined;
+  const callerId = request.callerId ?? trunkCallerId;
+  const from = callerId === undefined ? call.callerUri : ours(callerId);
   const inviteHeaders = request.diversion ? [...request.headers, ['Diversion', `<${ours(call.called)}>;reason=unconditional`] as const] : request.headers;
-  return { target, from, headers: request.headers, inviteHeaders };
+  const account =
+    trunk?.username && trunk.password ? { username: trunk.authUsername ?? trunk.username, password: trunk.password, realm: trunk.realm } : undefined;
+  return { target, from, headers: request.headers, inviteHeaders, ...(account ? { credentials: account } : {}) };
 }

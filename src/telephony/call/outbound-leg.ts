@@ -46,6 +46,7 @@ export function legPlacer(parts: LegParts): CallPlacer {
           headers: call.headers,
           offer: { contentType: SDP, body: Buffer.from(offer) },
           ringTimeoutMs: call.ringTimeoutMs,
+          ...(call.credentials ? { credentials: call.credentials } : {}),
         },
         signal,
       )

@@ -103,7 +103,8 @@ const quoted = (text: string): string => `"${text.replace(/["\\]/g, (char) => `\
 export function digestAuthorization(challenge: DigestChallenge, credentials: DigestCredentials, method: string, uri: string, nc = 1): string {
   const cnonce = randomBytes(12).toString('hex');
   const count = nc.toString(16).padStart(8, '0');
-  const response = digestResponse({ ...challenge, ...credentials, method, uri, nc: count, cnonce });
+  // Only the user and password come from the credentials: the realm is the challenge's.
+  const response = digestResponse({ ...challenge, username: credentials.username, password: credentials.password, method, uri, nc: count, cnonce });
   const parts = [
     `username=${quoted(credentials.username)}`,
     `realm=${quoted(challenge.realm)}`,
