@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { DigestCredentials } from '../sip/digest.js';
+import type { CallCodec } from '../telephony-config.js';
 import type { TrunkConfig } from '../trunks/trunk-loader.js';
 import type { PromptRequest, TransferOutcome } from '../../dialplan/steps/step-context.js';
 import type { MediaChannel } from '../media/media-channel.js';
@@ -34,6 +35,8 @@ export interface OutboundCall {
   readonly ringTimeoutMs: number;
   /** A trunk's account, to answer its carrier's 401 or 407. */
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
+  /** The codecs to offer, in order (a trunk's); the deployment's otherwise. */
+  readonly codecs?: readonly CallCodec[];
 }
 
 /** Places a second call; answered or not. */
@@ -118,6 +121,8 @@ export interface TransferAddressing {
   readonly inviteHeaders: ReadonlyArray<readonly [string, string]>;
   /** Through a trunk: its account for the carrier's challenge. */
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
+  /** Through a trunk: the codecs it takes, in the order to offer them. */
+  readonly codecs?: readonly CallCodec[];
 }
 
 /** What the call knows that addressing a transfer needs. */
@@ -159,5 +164,5 @@ export function addressTransfer(
   const inviteHeaders = request.diversion ? [...request.headers, ['Diversion', `<${ours(call.called)}>;reason=unconditional`] as const] : request.headers;
   const account =
     trunk?.username && trunk.password ? { username: trunk.authUsername ?? trunk.username, password: trunk.password, realm: trunk.realm } : undefined;
-  return { target, from, headers: request.headers, inviteHeaders, ...(account ? { credentials: account } : {}) };
+  return { target, from, headers: request.headers, inviteHeaders, ...(account ? { credentials: account } : {}), ...(trunk ? { codecs: trunk.codecs } : {}) };
 }

@@ -37,7 +37,13 @@ export function legPlacer(parts: LegParts): CallPlacer {
       parts.logger.warn('no RTP port free for the bridged call');
       return { failed: 503 };
     }
-    const offer = buildOffer({ address: parts.mediaAddress, port: channel.port, preferences: parts.codecs, sessionId: String(Date.now()), sessionVersion: 1 });
+    const offer = buildOffer({
+      address: parts.mediaAddress,
+      port: channel.port,
+      preferences: call.codecs ?? parts.codecs,
+      sessionId: String(Date.now()),
+      sessionVersion: 1,
+    });
     const placed = await endpoint
       .placeCall(
         {

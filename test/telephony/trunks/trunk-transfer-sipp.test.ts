@@ -2,7 +2,8 @@
  * A transfer through a trunk: SIPp calls the gateway, whose dialplan puts the caller through
  * to a number via the trunk; the bridged INVITE goes to the trunk's proxy (SIPp as the
  * carrier, which challenges with 401 and checks the answer), with the trunk's Caller ID in its
- * domain; the caller hangs up and the gateway hangs up the carrier's leg.
+ * domain and only the trunk's codecs offered; the caller hangs up and the gateway hangs up the
+ * carrier's leg.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ beforeAll(async () => {
     '    password_env: TEST_TRANSFER_TRUNK',
     '    caller_id: "+41445550000"',
     '    from_domain: carrier.test',
+    '    codecs: [PCMU]',
     '    options_interval_s: 0',
   ].join('\n');
   telephony = await startTelephony(
@@ -55,6 +57,8 @@ describe('a transfer through a trunk', () => {
     const messages = await readFile(carrier.files.messages, 'latin1');
     expect(messages).toContain(`INVITE sip:0791234567@127.0.0.1:${carrierPort} SIP/2.0`);
     expect(messages).toMatch(/^From: <sip:\+41445550000@carrier\.test>;tag=/m);
+    // The trunk's codecs only (the deployment's would add PCMA and Opus).
+    expect(messages).toMatch(/^m=audio \d+ RTP\/AVP 0 101\r?$/m);
     expect(logs.find((line) => line['msg'] === 'transfer')).toMatchObject({ result: 'bridged' });
   }, 40_000);
 });
