@@ -141,6 +141,7 @@ export class TelephonyService {
     const endpoint = new SipEndpoint({
       host: config.host,
       port: config.port,
+      ...(config.advertisedAddress ? { advertisedHost: config.advertisedAddress } : {}),
       logger,
       admit: (invite, source) => admission.check(invite, source),
       allowSource: (address) => admission.allows(address),

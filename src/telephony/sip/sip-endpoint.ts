@@ -52,6 +52,11 @@ export interface SipEndpointOptions extends Omit<SipTransportOptions, 'logger'> 
   readonly maxServerTransactions?: number;
   /** Value of the Server and User-Agent headers. */
   readonly product?: string;
+  /**
+   * The address others reach us at, when it is not the one we listen on (a public address in
+   * front of a private one): written in Contact and Via, and so registered with trunks.
+   */
+  readonly advertisedHost?: string;
 }
 
 /**
@@ -198,7 +203,7 @@ export class SipEndpoint implements OutboundHost {
   contactFor(transport: SipPeer['transport']): { host: string; port: number } {
     const port =
       transport === 'UDP' ? this.transport.udpPort : transport === 'TCP' ? this.transport.tcpPort : (this.transport.tlsPort ?? this.transport.tcpPort);
-    return { host: this.transport.host, port };
+    return { host: this.options.advertisedHost ?? this.transport.host, port };
   }
 
   sendRaw(data: Buffer, peer: SipPeer): void {

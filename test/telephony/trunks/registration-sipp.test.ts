@@ -41,7 +41,12 @@ describe('trunk registration (SIPp as the registrar)', () => {
     ].join('\n');
     process.env['TEST_TRUNK_PASSWORD'] = 'Sehr-geheim-1';
     const started = Date.now();
-    telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43000-43019' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
+    // The Contact registered is the advertised address (a public one in front of the one we listen on).
+    telephony = await startTelephony(
+      DIALPLAN,
+      { SPRACHROHR_RTP_PORTS: '43000-43019', SPRACHROHR_SIP_ADVERTISED_ADDRESS: '127.0.0.2' },
+      { files: { 'trunks.yaml': trunks }, registrationTiming: timing },
+    );
     const service = telephony.service;
     const registration = () => service.trunkStatus()[0]!.registration!;
     expect(service.trunkStatus()[0]).toMatchObject({ name: 'carrier', registrar: registrar.address, transport: 'UDP', maxCalls: 30 });
@@ -72,6 +77,9 @@ describe('trunk registration (SIPp as the registrar)', () => {
     await telephony.close();
     telephony = null;
     assertSippPassed(await registrar.result);
+    const messages = await fs.readFile(registrar.files.messages, 'latin1');
+    expect(messages).toMatch(/^Contact: <sip:gw-zuerich@127\.0\.0\.2:\d+>$/m);
+    expect(messages).not.toMatch(/^Contact: <sip:gw-zuerich@127\.0\.0\.1/m);
   });
 });
 
