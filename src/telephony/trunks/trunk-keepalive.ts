@@ -48,11 +48,11 @@ export class TrunkKeepAlive {
     this.timer.unref();
   }
 
+  /** Stops pinging; a ping still waiting for its answer is left to its transaction (its outcome is dropped). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.inFlight;
   }
 
   status(): KeepAliveStatus {

@@ -112,9 +112,12 @@ export class TrunkRegistration {
 
   status(): RegistrationStatus {
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    // A binding whose refresh keeps failing is registered only until it runs out.
+    const lapsed = this.state === 'registered' && this.expiresAt !== null && this.expiresAt <= Date.now();
+    const state = lapsed ? 'failed' : this.state;
     return {
-      state: this.state,
-      expiresAt: this.state === 'registered' ? iso(this.expiresAt) : null,
+      state,
+      expiresAt: state === 'registered' ? iso(this.expiresAt) : null,
       lastRegisteredAt: iso(this.lastRegisteredAt),
       lastError: this.lastError,
       failures: this.failures,
@@ -122,21 +125,23 @@ export class TrunkRegistration {
     };
   }
 
-  /** Stops refreshing and, when registered, removes the binding (bounded by the timing's unregister timeout). */
+  /**
+   * Stops refreshing and, when registered, removes the binding. The whole stop (an attempt
+   * still waiting for its answer, then the removal) takes at most the timing's unregister
+   * timeout, so that a registrar that does not answer cannot hold up a shutdown.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.nextAttemptAt = null;
-    await this.running;
-    if (this.state !== 'registered') return;
-    const removal = this.exchange(0).then(
-      (outcome) => outcome,
-      () => null,
-    );
-    const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), this.timing.unregisterTimeoutMs).unref());
-    await Promise.race([removal, timeout]);
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, this.timing.unregisterTimeoutMs).unref());
+    await Promise.race([this.running, deadline]);
+    if (this.state === 'registered') {
+      const removal = this.exchange(0).catch(() => null);
+      await Promise.race([removal, deadline]);
+    }
     this.state = 'unregistered';
     this.expiresAt = null;
     this.onChange();
@@ -205,8 +210,10 @@ export class TrunkRegistration {
         .split(/[\s;(]/)[0],
     );
     const backoff = Math.min(this.timing.retryMaxMs, this.timing.retryBaseMs * 2 ** (this.failures - 1));
-    const delay = response?.status === 503 && Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 3600) * 1000 : backoff;
-    this.schedule(delay);
+    const wanted = response?.status === 503 && Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 3600) * 1000 : backoff;
+    // While a binding still runs, the next try comes before it runs out.
+    const left = this.state === 'registered' && this.expiresAt !== null ? this.expiresAt - Date.now() - 1000 : Number.POSITIVE_INFINITY;
+    this.schedule(Math.max(this.timing.retryBaseMs, Math.min(wanted, left)));
   }
 
   /** The binding's time: our Contact's expires in the answer, else its Expires header, else what we asked. */

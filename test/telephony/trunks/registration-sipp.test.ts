@@ -6,6 +6,7 @@
  * and trunks added to and taken out of the trunk file while the service runs. (The registrar
  * scenarios expect REGISTERs only: these trunks send no OPTIONS keep-alive.)
  */
+import dgram from 'node:dgram';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { eventually } from '../../helpers/eventually.js';
@@ -180,5 +181,35 @@ describe('a registrar that moved, wants longer bindings and sits behind an authe
     await telephony.close();
     telephony = null;
     assertSippPassed(await real.result);
+  });
+});
+
+describe('a registrar that never answers', () => {
+  it('leaves the trunk registering, and does not hold up the shutdown', async () => {
+    // A socket that takes the REGISTERs and answers none (Timer F would wait 32 s).
+    const silent = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', () => resolve()));
+    let received = 0;
+    silent.on('message', () => (received += 1));
+    process.env['TEST_TRUNK_SILENT'] = 'unused-secret';
+    const trunks = [
+      'trunks:',
+      '  - name: silent',
+      `    registrar: 127.0.0.1:${silent.address().port}`,
+      '    username: gw',
+      '    password_env: TEST_TRUNK_SILENT',
+      '    options_interval_s: 0',
+    ].join('\n');
+    try {
+      telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '43180-43199' }, { files: { 'trunks.yaml': trunks }, registrationTiming: timing });
+      await eventually(() => received >= 2, 3000, 'the REGISTER and its retransmission');
+      expect(telephony.service.trunkStatus()[0]!.registration).toMatchObject({ state: 'registering', failures: 0 });
+      const closing = performance.now();
+      await telephony.close();
+      telephony = null;
+      expect(performance.now() - closing).toBeLessThan(timing.unregisterTimeoutMs + 1000);
+    } finally {
+      silent.close();
+    }
   });
 });
