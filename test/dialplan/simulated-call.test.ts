@@ -161,6 +161,17 @@ describe('transfer and record', () => {
     expect(end).toBe('ended');
   });
 
+  it('shows a transfer through a trunk, a bridged call', async () => {
+    const steps =
+      '      - transfer: { to: "0791234567", trunk: carrier, on_fail: failed }\n      - id: failed\n        say: { text: "Transfer {{transfer}}." }\n';
+    expect((await simulate(steps, [], { route })).out).toEqual(['-> transfer 0791234567 through the trunk carrier']);
+    expect((await simulate(steps, [], { target: 'busy', route })).out).toEqual([
+      '-> transfer 0791234567 through the trunk carrier',
+      '< Transfer busy.',
+      '-> hangup',
+    ]);
+  });
+
   it('goes on with on_fail when the target is busy, and records a message', async () => {
     const { out } = await simulate(`      - set: { team: sales }\n${STEPS}`, ['Please call me back.'], { target: 'busy', route });
     expect(out).toEqual([

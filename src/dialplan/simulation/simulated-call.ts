@@ -118,11 +118,12 @@ export class SimulatedCall implements StepContext {
   }
 
   async transfer(request: TransferRequest): Promise<TransferOutcome> {
-    this.console.print(`-> transfer ${request.target}`);
+    this.console.print(`-> transfer ${request.target}${request.trunk === undefined ? '' : ` through the trunk ${request.trunk}`}`);
     switch (this.options.target) {
       case 'answer':
         this.controller.abort();
-        return { result: request.mode === 'bridge' ? 'bridged' : 'transferred', status: 200 };
+        // Through a trunk the gateway places the call itself: a bridge.
+        return { result: request.mode === 'bridge' || request.trunk !== undefined ? 'bridged' : 'transferred', status: 200 };
       case 'busy':
         return { result: 'busy', status: 486 };
       case 'no-answer':
