@@ -19,7 +19,7 @@ const UNIT = [
   'test/telephony/media/{audio-batch,frame-encoder,message-batch}.test.ts',
   'test/telephony/rtp/**/*.test.ts',
   'test/telephony/sdp/**/*.test.ts',
-  'test/telephony/trunks/trunk-loader.test.ts',
+  'test/telephony/trunks/{trunk-loader,trunk-registration}.test.ts',
   'test/telephony/sip/{call-admission,digest,sip-parser}.test.ts',
 ];
 
