@@ -57,10 +57,12 @@ export class TrunkService {
       const now = trunks.find((trunk) => trunk.name === name);
       return now && isDeepStrictEqual(now, before.get(name)) ? now : undefined;
     };
+    /** Registrations being removed, by trunk: a changed trunk registers again only after its old binding is gone. */
+    const removing = new Map<string, Promise<void>>();
     for (const [name, registration] of this.registrations) {
       if (unchanged(name)?.register) continue;
       this.registrations.delete(name);
-      this.stopInBackground(registration.stop());
+      removing.set(name, this.stopInBackground(registration.stop()));
     }
     for (const [name, keepalive] of this.keepalives) {
       if (unchanged(name)) continue;
@@ -71,7 +73,10 @@ export class TrunkService {
       if (trunk.register && !this.registrations.has(trunk.name)) {
         const registration = new TrunkRegistration(trunk, this.client, this.timing, () => this.report(registration));
         this.registrations.set(trunk.name, registration);
-        registration.start();
+        // The old binding's removal (Expires: 0 for the same Contact) must not cross the new REGISTER.
+        const previous = removing.get(trunk.name);
+        if (previous) void previous.then(() => this.registrations.get(trunk.name) === registration && registration.start());
+        else registration.start();
       }
       if (trunk.optionsIntervalSeconds > 0 && trunk.proxy && !this.keepalives.has(trunk.name)) {
         const keepalive = new TrunkKeepAlive(trunk, this.client, () => this.reportReachability(keepalive));
@@ -108,9 +113,11 @@ export class TrunkService {
     await Promise.all([...stops, ...this.stopping]);
   }
 
-  private stopInBackground(stop: Promise<void>): void {
+  /** Lets a stop run on; {@link close} waits for it. Resolves when it is done. */
+  private stopInBackground(stop: Promise<void>): Promise<void> {
     const stopped = stop.finally(() => this.stopping.delete(stopped));
     this.stopping.add(stopped);
+    return stopped;
   }
 
   private reportReachability(keepalive: TrunkKeepAlive): void {

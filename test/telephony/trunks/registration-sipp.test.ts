@@ -119,10 +119,11 @@ describe('trunk registration with a wrong password', () => {
 });
 
 describe('trunks follow their file', () => {
-  it('registers a trunk added while running, and removes its binding when it is taken out', async () => {
+  it('registers a trunk added while running, registers a changed one again after removing its old binding, and removes it when taken out', async () => {
     const registrar = await startSippServer({
       scenario: sippScenario('registrar.uas.xml'),
-      calls: 1,
+      // The first registration, then the changed trunk's.
+      calls: 2,
       timeoutMs: 20_000,
       variables: { username: 'gw-reload', password: 'Sehr-geheim-3' },
     });
@@ -131,26 +132,42 @@ describe('trunks follow their file', () => {
     const service = telephony.service;
     expect(service.trunkStatus()).toEqual([]);
     const trunksFile = path.join(telephony.dir, 'trunks.yaml');
-    await fs.writeFile(
-      trunksFile,
+    const trunk = (expires: number) =>
       [
         'trunks:',
         '  - name: added',
         `    registrar: ${registrar.address}`,
         '    username: gw-reload',
         '    password_env: TEST_TRUNK_RELOAD',
+        `    expires_s: ${expires}`,
         '    options_interval_s: 0',
-      ].join('\n'),
-    );
+      ].join('\n');
+    await fs.writeFile(trunksFile, trunk(600));
     await eventually(() => service.trunkStatus()[0]?.registration?.state === 'registered', 5000);
     // A broken file is refused: the trunk stays registered.
     await fs.writeFile(trunksFile, 'trunks:\n  - name: added\n    registrar: [\n');
     const reloads = service.dialplanLibrary.reloads;
     await eventually(() => service.dialplanLibrary.reloads > reloads, 3000);
     expect(service.trunkStatus()[0]?.registration?.state).toBe('registered');
+    // Changed: the old binding goes first (Expires: 0), then the new registration (its own Call-ID).
+    const first = service.trunkStatus()[0]!.registration!.lastRegisteredAt;
+    await fs.writeFile(trunksFile, trunk(1200));
+    await eventually(
+      () => service.trunkStatus()[0]?.registration?.lastRegisteredAt !== first && service.trunkStatus()[0]?.registration?.state === 'registered',
+      5000,
+    );
     await fs.writeFile(trunksFile, 'trunks: []\n');
     await eventually(() => service.trunkStatus().length === 0, 3000);
-    assertSippPassed(await registrar.result);
+    assertSippPassed(await registrar.result, 2);
+    // The REGISTERs SIPp received, in order (its log: one message between separator lines).
+    const registers = (await fs.readFile(registrar.files.messages, 'latin1'))
+      .split(/^-{10,}.*$/m)
+      .filter((message) => /^REGISTER sip:/m.test(message))
+      .map((message) => [/^Call-ID: *(\S+)/m.exec(message)![1]!, /^Expires: *(\d+)/m.exec(message)![1]!]);
+    const removal = registers.findIndex(([, expires]) => expires === '0');
+    const secondCallId = registers.find(([callId]) => callId !== registers[0]![0])![0];
+    expect(registers.findIndex(([callId]) => callId === secondCallId)).toBeGreaterThan(removal);
+    expect(registers.some(([callId, expires]) => callId === secondCallId && expires === '1200')).toBe(true);
   });
 });
 
