@@ -23,7 +23,7 @@ function runsOf(chunks: readonly PcmRun[]): PcmRun[] {
 }
 
 /**
- * Like `synthesizePieces` in `synthesis-service.ts`: the pieces (sentences) are spoken one
+ * Like `synthesizeBatch` in `synthesis-service.ts`, for a text in pieces (sentences) spoken one
  * after the other into one encoded stream of the first plan's format, each its own engine job;
  * each piece's audio goes to the background encoder as soon as the piece is spoken, so the
  * encoding overlaps the synthesis. `allowance` sees the audio's length grow, as the engine

@@ -230,35 +230,13 @@ export async function synthesizeBatch(
   allowance?: AudioAllowance,
   neededAtMs?: number,
 ): Promise<SynthesisOutcome> {
-  return synthesizePieces(engines, [plan], signal, allowance, neededAtMs);
-}
-
-/**
- * Like {@link synthesizeBatch}, for a text split into pieces (sentences) that are spoken one
- * after the other into one encoded stream: each piece is its own engine job, so a background
- * synthesis gives the engine's workers back between its sentences. The first plan sets the
- * format; the pieces share every other field.
- */
-export async function synthesizePieces(
-  engines: SynthesisEngines,
-  plans: readonly SynthesisPlan[],
-  signal: AbortSignal,
-  allowance?: AudioAllowance,
-  neededAtMs?: number,
-  /** Awaited before each piece (background work waits there for a quiet engine). */
-  beforePiece?: () => Promise<void>,
-): Promise<SynthesisOutcome> {
-  const first = plans[0]!;
-  const session = await SynthesisSession.open(first, allowance);
+  const session = await SynthesisSession.open(plan, allowance);
   const marks: Array<{ name: string; offset_seconds: number }> = [];
   const parts: Buffer[] = [];
   try {
-    for (const plan of plans) {
-      await beforePiece?.();
-      for await (const output of session.speak(engines, plan, signal, neededAtMs)) {
-        if (output.type === 'audio') parts.push(output.bytes);
-        else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
-      }
+    for await (const output of session.speak(engines, plan, signal, neededAtMs)) {
+      if (output.type === 'audio') parts.push(output.bytes);
+      else marks.push({ name: output.name, offset_seconds: output.offsetSeconds });
     }
     parts.push(...session.finish());
   } finally {
@@ -266,5 +244,5 @@ export async function synthesizePieces(
     session.abandon();
   }
   const audio = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { audio, mediaType: mediaTypeFor(first.format, first.sampleRateHz), durationSeconds: session.durationSeconds, marks };
+  return { audio, mediaType: mediaTypeFor(plan.format, plan.sampleRateHz), durationSeconds: session.durationSeconds, marks };
 }
