@@ -43,8 +43,8 @@ export class TrunkKeepAlive {
 
   /** Pings now, then every interval (a ping still waiting for its answer is not doubled). */
   start(): void {
-    void this.ping();
-    this.timer = setInterval(() => void this.ping(), this.trunk.optionsIntervalSeconds * 1000);
+    this.ping();
+    this.timer = setInterval(() => this.ping(), this.trunk.optionsIntervalSeconds * 1000);
     this.timer.unref();
   }
 
@@ -65,10 +65,9 @@ export class TrunkKeepAlive {
     };
   }
 
-  private ping(): Promise<void> {
-    if (this.stopped || this.inFlight) return this.inFlight ?? Promise.resolve();
+  private ping(): void {
+    if (this.stopped || this.inFlight) return;
     this.inFlight = this.exchange().finally(() => (this.inFlight = null));
-    return this.inFlight;
   }
 
   private async exchange(): Promise<void> {

@@ -86,6 +86,8 @@ export class TrunkRegistration {
   /** `performance.now()` when the next (or running) attempt is due. */
   private plannedAt = 0;
   private stopped = false;
+  /** stop() is over: nothing may change the state after it. */
+  private stopDone = false;
   private running: Promise<void> | null = null;
   private readonly callId: string;
   private readonly fromTag = newTag();
@@ -142,6 +144,7 @@ export class TrunkRegistration {
       const removal = this.exchange(0).catch(() => null);
       await Promise.race([removal, deadline]);
     }
+    this.stopDone = true;
     this.state = 'unregistered';
     this.expiresAt = null;
     this.onChange();
@@ -168,9 +171,10 @@ export class TrunkRegistration {
     } catch (error) {
       outcome = { response: null, error: (error as Error).message, sentAt: performance.now() };
     }
-    if (this.stopped && outcome.response?.status !== undefined && outcome.response.status < 300) {
-      // Registered just as we stopped: stop() removes the binding.
-      this.registered(outcome.response);
+    if (this.stopped) {
+      // Registered just as we stopped: stop(), still waiting for this attempt, removes the
+      // binding. An answer after stop() gave up waiting changes nothing any more.
+      if (!this.stopDone && outcome.response && outcome.response.status < 300) this.registered(outcome.response);
       return;
     }
     const response = outcome.response;
