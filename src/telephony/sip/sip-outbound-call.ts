@@ -18,6 +18,7 @@ import type { InviteClientTransaction, InviteClientUser } from './sip-invite-cli
 import { cseqOf } from './sip-parser.js';
 import { serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
 import { OutboundDialog } from './sip-outbound-dialog.js';
+import { askForSessionTimer, checkedSessionInterval, raisedAfter422 } from './session-timer.js';
 import { peerForUri } from './sip-target.js';
 import type { SipPeer } from './sip-transport.js';
 import { TimerSet } from './timer-set.js';
@@ -44,6 +45,11 @@ export interface OutboundCallRequest {
    * with that status.
    */
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
+  /**
+   * The session interval to ask for (RFC 4028), in seconds: at least 90, or 0 for no session
+   * timer; 1800 unless given. The callee's answer sets the interval and who refreshes.
+   */
+  readonly sessionExpiresS?: number;
 }
 
 /**
@@ -83,8 +89,8 @@ function fromValue(from: string): string {
 /**
  * Places a call: checks the request, finds the peer, sends the INVITE and settles with the
  * outcome. `tracked` receives the call in progress (the endpoint abandons it at shutdown).
- * @throws RangeError when the target is not a SIP URI, the caller ID cannot be read, or a
- *   header is refused
+ * @throws RangeError when the target is not a SIP URI, the caller ID cannot be read, a header
+ *   is refused, or the session interval is not one
  */
 export async function placeOutboundCall(
   host: OutboundHost,
@@ -96,7 +102,9 @@ export async function placeOutboundCall(
   const uri = /[\s<>"]/.test(target) ? null : parseSipUri(target);
   if (!uri) throw new RangeError(`the call target ${JSON.stringify(request.target)} is not a SIP URI`);
   const from = fromValue(request.from);
-  const headers = checkedExtraHeaders(request.headers);
+  // The session timer's headers are ours; a Supported of the application's is merged with ours.
+  const headers = checkedExtraHeaders(request.headers, ['Session-Expires', 'x', 'Min-SE']);
+  const sessionExpires = checkedSessionInterval(request.sessionExpiresS);
   if (signal?.aborted) return { failed: 'cancelled' };
   let peer: SipPeer;
   try {
@@ -119,6 +127,7 @@ export async function placeOutboundCall(
     .append('Allow', ALLOW);
   if (host.product) invite.append('User-Agent', host.product);
   for (const [name, value] of headers) invite.append(name, value);
+  if (sessionExpires > 0) askForSessionTimer(invite, sessionExpires);
   invite.append('Content-Type', request.offer.contentType);
   const call = new OutboundCall(host, request, { kind: 'request', method: 'INVITE', uri: target, headers: invite, body: request.offer.body }, peer, signal);
   tracked(call);
@@ -128,6 +137,9 @@ export async function placeOutboundCall(
 
 /** Challenges answered for one call: the first, and one for a nonce that had gone stale. */
 const MAX_CHALLENGES = 2;
+
+/** 422 Session Interval Too Small answered for one call, each by asking for a longer interval. */
+const MAX_INTERVAL_RAISES = 2;
 
 /** One INVITE of ours on its way to an answer (sent again when a challenge is answered). */
 export class OutboundCall implements InviteClientUser {
@@ -146,6 +158,8 @@ export class OutboundCall implements InviteClientUser {
   private unexpect: () => void = () => {};
   /** Challenges answered so far. */
   private challenges = 0;
+  /** 422s answered so far. */
+  private intervalRaises = 0;
 
   constructor(
     private readonly host: OutboundHost,
@@ -196,15 +210,32 @@ export class OutboundCall implements InviteClientUser {
     if (!challenge || (credentials.realm && challenge.realm !== credentials.realm)) return false;
     // A second challenge for a fresh nonce: the credentials were refused.
     if (this.challenges > 1 && !challenge.stale) return false;
+    const authorization = digestAuthorization(challenge, credentials, 'INVITE', this.invite.uri);
+    this.sendAgain((headers) =>
+      headers
+        .delete('Authorization')
+        .delete('Proxy-Authorization')
+        .append(proxy ? 'Proxy-Authorization' : 'Authorization', authorization),
+    );
+    return true;
+  }
+
+  /** The INVITE again after a 422 (RFC 4028 section 7.3), asking for the 422's Min-SE. False when it cannot be. */
+  private raiseInterval(response: SipResponse): boolean {
+    const raised = this.stopping || this.settled || ++this.intervalRaises > MAX_INTERVAL_RAISES ? null : raisedAfter422(this.invite, response);
+    if (!raised) return false;
+    this.sendAgain((headers) => raised.forEach(([name, value]) => headers.set(name, value)));
+    return true;
+  }
+
+  /** The INVITE again in a transaction of its own: same Call-ID, From tag and To, the next CSeq, a new branch. */
+  private sendAgain(change: (headers: SipHeaders) => void): void {
     const headers = this.invite.headers
       .clone()
       .set('Via', this.invite.headers.get('Via')!.replace(/;branch=[^;]+/, `;branch=${newBranch()}`))
-      .set('CSeq', `${cseqOf(this.invite).seq + 1} INVITE`)
-      .delete('Authorization')
-      .delete('Proxy-Authorization')
-      .append(proxy ? 'Proxy-Authorization' : 'Authorization', digestAuthorization(challenge, credentials, 'INVITE', this.invite.uri));
+      .set('CSeq', `${cseqOf(this.invite).seq + 1} INVITE`);
+    change(headers);
     this.send({ ...this.invite, headers });
-    return true;
   }
 
   provisional(response: SipResponse): void {
@@ -232,6 +263,7 @@ export class OutboundCall implements InviteClientUser {
 
   rejected(response: SipResponse): void {
     if ((response.status === 401 || response.status === 407) && this.answerChallenge(response)) return;
+    if (response.status === 422 && this.raiseInterval(response)) return;
     this.done({ failed: this.stopping && response.status === 487 ? this.stopping : response.status });
   }
 

@@ -4,12 +4,15 @@
  * BYE, and takes the callee's BYE, INFO, OPTIONS and re-INVITE/UPDATE. Its route set is the
  * 2xx's Record-Route in reverse, its remote target the 2xx's Contact. Like the calls we
  * answer, its requests go back along the flow the INVITE went out on, addressed to the
- * remote target with the route set as Route headers.
+ * remote target with the route set as Route headers. Its session timer (RFC 4028, in
+ * session-timer.ts) refreshes the session or watches the callee's refreshes, and hangs up
+ * when the session expires.
  */
 import { EventEmitter } from 'node:events';
 import type { DialogEndReason, SessionBody } from '../call/call-dialog.js';
 import { AckWait } from './ack-wait.js';
 import { ALLOW, bodyOf, type DialogHost } from './sip-dialog.js';
+import { SessionTimer, type RefreshHost } from './session-timer.js';
 import { contactValue, dialogRequest } from './sip-dialog-request.js';
 import { parseNameAddress, q850Reason } from './sip-headers.js';
 import { serializeMessage, type SipRequest, type SipResponse } from './sip-message.js';
@@ -23,7 +26,8 @@ export interface OutboundDialogEvents {
   /**
    * A re-INVITE or UPDATE from the callee; call `reply` with an answer body, or with a status
    * to refuse. Without a listener it is answered with our last session description, which
-   * keeps the call's media as it is (a session refresh, or hold as the callee sees it).
+   * keeps the call's media as it is (a session refresh, or hold as the callee sees it). An
+   * UPDATE without an offer is answered at once, without one.
    */
   reoffer: [offer: SessionBody | null, reply: (answer: SessionBody | number) => void];
   /** An INFO request (DTMF relay and others); it has been answered 200. */
@@ -58,6 +62,7 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
   private reofferPending = false;
   /** Our session description as last sent: the offer, or what answered a re-offer since. */
   private localBody: SessionBody;
+  private readonly sessionTimer: SessionTimer;
 
   /**
    * @param invite the INVITE we sent
@@ -65,7 +70,7 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
    * @param peer where the INVITE went: the flow our requests take
    */
   constructor(
-    private readonly host: DialogHost,
+    private readonly host: DialogHost & RefreshHost,
     invite: SipRequest,
     answer: SipResponse,
     readonly peer: SipPeer,
@@ -82,6 +87,18 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
     this.localSeq = this.inviteSeq + 1;
     this.answer = bodyOf(answer);
     this.localBody = bodyOf(invite) ?? { contentType: 'application/sdp', body: Buffer.alloc(0) };
+    this.sessionTimer = new SessionTimer(host, peer, invite, answer, {
+      refreshRequest: (method, headers) => {
+        const refresh = this.request(method, this.localSeq++);
+        for (const [name, value] of [...this.targetHeaders(), ...headers]) refresh.headers.append(name, value);
+        if (method === 'UPDATE') return refresh;
+        refresh.headers.append('Content-Type', this.localBody.contentType);
+        return { ...refresh, body: this.localBody.body };
+      },
+      ackRequest: (seq) => this.request('ACK', seq),
+      busy: () => this.reofferPending || this.pendingAck !== null,
+      expire: (reason) => void this.hangup(reason),
+    });
   }
 
   /** The dialog's key in the endpoint: Call-ID, our tag, the callee's tag. */
@@ -155,7 +172,13 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
   }
 
   private reoffer(request: SipRequest, transaction: ServerTransaction): void {
-    if (this.reofferPending || this.pendingAck) return transaction.respond(buildResponse(request, 491, transaction.source));
+    // An UPDATE without an offer changes no media (RFC 3311; a session refresh): its 200 has no body.
+    if (request.method === 'UPDATE' && request.body.length === 0) {
+      return transaction.respond(this.ok(request, { contentType: '', body: Buffer.alloc(0) }, transaction.source));
+    }
+    if (this.reofferPending || this.pendingAck || this.sessionTimer.reinviting) {
+      return transaction.respond(buildResponse(request, 491, transaction.source));
+    }
     this.reofferPending = true;
     const reply = reofferReply(request, transaction, {
       isOver: () => this.ended,
@@ -170,14 +193,19 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
     else this.emit('reoffer', bodyOf(request), reply);
   }
 
-  /** A 2xx to a re-INVITE or UPDATE: the body, our Contact (a target refresh needs it). */
+  /** A 2xx to a re-INVITE or UPDATE, which refreshes the session: the body, our Contact (a target refresh needs it). */
   private ok(request: SipRequest, body: SessionBody, source: SipPeer): SipResponse {
-    const headers: Array<[string, string]> = [
+    const headers = [...this.targetHeaders(), ...this.sessionTimer.refreshedByCallee(request)];
+    if (body.body.length > 0) headers.push(['Content-Type', body.contentType]);
+    return buildResponse(request, 200, source, { headers, body: body.body });
+  }
+
+  /** Our Contact and Allow, which target refresh requests and their 2xx carry. */
+  private targetHeaders(): Array<[string, string]> {
+    return [
       ['Contact', contactValue(this.host.contactFor(this.peer.transport), this.peer.transport)],
       ['Allow', ALLOW],
     ];
-    if (body.body.length > 0) headers.push(['Content-Type', body.contentType]);
-    return buildResponse(request, 200, source, { headers, body: body.body });
   }
 
   /** Resends a re-INVITE's 2xx to `to` until its ACK comes (over UDP, as the calls we answer do). */
@@ -214,6 +242,7 @@ export class OutboundDialog extends EventEmitter<OutboundDialogEvents> {
   private end(reason: DialogEndReason): void {
     if (this.state === 'ended') return;
     this.state = 'ended';
+    this.sessionTimer.stop();
     this.pendingAck?.stop(new Error(`the call ended (${reason})`));
     this.pendingAck = null;
     this.host.release(this);
