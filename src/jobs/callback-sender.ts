@@ -8,14 +8,11 @@
  * undelivered callbacks are taken up again after a restart. A callback is a courtesy: the
  * job endpoint stays authoritative.
  */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import type { AccountRepository, JobRecord, JobRepository } from '../store/store.js';
-import { CallbackTargetError, checkCallbackTarget, systemResolver, type CallbackAllowList, type CallbackTarget, type Resolver } from './callback-target.js';
+import { CallbackTargetError, checkCallbackTarget, systemResolver, type CallbackAllowList, type Resolver } from './callback-target.js';
 import { jobView } from './job-view.js';
+import { postWebhook, webhookSignatureHeaders } from './webhook-post.js';
 
 /** Attempts before a callback is given up. */
 export const CALLBACK_MAX_ATTEMPTS = 5;
@@ -36,30 +33,6 @@ export interface CallbackSenderOptions {
   readonly backoffMs?: readonly number[];
   readonly timeoutMs?: number;
   readonly now?: () => Date;
-}
-
-/** POSTs `body` to the checked address of `target`; resolves with the status. */
-function post(target: CallbackTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
-  // The connection goes to the address that was checked, whatever the name resolves to now.
-  const lookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as unknown as LookupFunction;
-  const client = target.url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = client.request(
-      target.url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: timeoutMs, agent: false },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 /** Sends callbacks, and tries again on a timer. */
@@ -113,23 +86,14 @@ export class CallbackSender {
     const attempts = job.callback.attempts + 1;
     const account = await this.options.accounts.findById(job.accountId);
     const body = JSON.stringify(jobView({ ...job, callback: { ...job.callback, attempts } }, this.options.baseUrl()));
-    const timestamp = String(Math.floor(this.now().getTime() / 1000));
-    const signature = createHmac('sha256', account?.webhookSecret ?? '')
-      .update(`${timestamp}.${body}`)
-      .digest('hex');
     let error: string | null = null;
     try {
       if (!account) throw new Error('the job’s account no longer exists');
       const target = await checkCallbackTarget(job.callbackUrl, this.options.allow, this.options.resolver ?? systemResolver);
-      const status = await post(
+      const status = await postWebhook(
         target,
         body,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'sprachrohr-callback',
-          'x-speech-webhook-timestamp': timestamp,
-          'x-speech-webhook-signature': `sha256=${signature}`,
-        },
+        { 'user-agent': 'sprachrohr-callback', ...webhookSignatureHeaders(account.webhookSecret, body, this.now()) },
         this.options.timeoutMs ?? CALLBACK_TIMEOUT_MS,
       );
       if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `answered ${status}; redirects are not followed` : `answered ${status}`;

@@ -61,21 +61,26 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /**
- * Checks a callback URL as submitted and as each delivery resolves it: the address to connect to.
+ * Checks a callback URL (`field` names it in the reasons) as submitted and as each delivery resolves it: the address to connect to.
  * @throws CallbackTargetError with the reason, fit for an error's detail
  */
-export async function checkCallbackTarget(raw: string, allow: CallbackAllowList, resolve: Resolver = systemResolver): Promise<CallbackTarget> {
-  if (raw.length > MAX_CALLBACK_URL_LENGTH) throw new CallbackTargetError(`callback_url is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);
+export async function checkCallbackTarget(
+  raw: string,
+  allow: CallbackAllowList,
+  resolve: Resolver = systemResolver,
+  field = 'callback_url',
+): Promise<CallbackTarget> {
+  if (raw.length > MAX_CALLBACK_URL_LENGTH) throw new CallbackTargetError(`${field} is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new CallbackTargetError('callback_url is not a URL');
+    throw new CallbackTargetError(`${field} is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CallbackTargetError(`callback_url must be https, not ${url.protocol.replace(':', '')}`);
-  if (url.protocol === 'http:' && allow.empty) throw new CallbackTargetError('callback_url must be https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CallbackTargetError(`${field} must be https, not ${url.protocol.replace(':', '')}`);
+  if (url.protocol === 'http:' && allow.empty) throw new CallbackTargetError(`${field} must be https`);
   if (url.username !== '' || url.password !== '')
-    throw new CallbackTargetError('callback_url must not carry credentials; check the X-Speech-Webhook-Signature instead');
+    throw new CallbackTargetError(`${field} must not carry credentials; check the X-Speech-Webhook-Signature instead`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: Array<{ address: string; family: number }>;
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
@@ -83,14 +88,14 @@ export async function checkCallbackTarget(raw: string, allow: CallbackAllowList,
     try {
       addresses = await resolve(host);
     } catch {
-      throw new CallbackTargetError(`callback_url's host ${host} does not resolve`);
+      throw new CallbackTargetError(`${field}'s host ${host} does not resolve`);
     }
   }
-  if (addresses.length === 0) throw new CallbackTargetError(`callback_url's host ${host} does not resolve`);
+  if (addresses.length === 0) throw new CallbackTargetError(`${field}'s host ${host} does not resolve`);
   const refused = addresses.find(({ address }) => !isPublicAddress(address) && !allow.allows(address));
-  if (refused) throw new CallbackTargetError(`callback_url's host ${host} resolves to ${refused.address}, which is not a public address`);
+  if (refused) throw new CallbackTargetError(`${field}'s host ${host} resolves to ${refused.address}, which is not a public address`);
   if (url.protocol === 'http:' && !addresses.every(({ address }) => allow.allows(address))) {
-    throw new CallbackTargetError('callback_url must be https (plain http only to addresses in SPRACHROHR_CALLBACK_ALLOW)');
+    throw new CallbackTargetError(`${field} must be https (plain http only to addresses in SPRACHROHR_CALLBACK_ALLOW)`);
   }
   const chosen = addresses[0]!;
   return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
