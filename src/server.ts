@@ -28,6 +28,8 @@ import { warmSynthesis } from './speech/warm-up.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { TelephonyLink } from './api/telephony-link.js';
+import { CallStatusSender } from './telephony/outbound/call-status-events.js';
+import { orderUrlCheck } from './telephony/outbound/order-url-check.js';
 
 /** The folder, in the data folder, of the jobs' results. */
 const JOBS_FOLDER = 'jobs';
@@ -155,6 +157,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const address = await app.listen({ host: config.host, port: config.port });
   listeningAt = address;
   let telephony: TelephonyService | null = null;
+  const callbackAllow = new CallbackAllowList(config.callbackAllow);
+  const callStatus = new CallStatusSender({
+    allow: callbackAllow,
+    secretOf: async (accountId) => (await store.accounts.findById(accountId))?.webhookSecret ?? null,
+    logger: logger.child({ part: 'call-status' }),
+  });
   try {
     telephony = config.telephony.enabled
       ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), {
@@ -167,6 +175,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             rates: config.creditRates,
             onNotices: (due) => services.notices.notify(due),
           }),
+          outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow) },
         })
       : null;
   } catch (error) {
@@ -179,7 +188,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
   if (telephony) {
     const phone = telephony;
-    services.telephony.attach({ sip: phone.signallingKind, trunks: () => phone.trunkStatus() });
+    services.telephony.attach({ sip: phone.signallingKind, trunks: () => phone.trunkStatus(), dialer: phone.dialer });
   }
   services.recordings.start();
   await services.jobs.runner.start();
@@ -196,6 +205,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         }, config.shutdownGraceMs);
         try {
           await telephony?.close();
+          await callStatus.stop();
           await app.close();
         } finally {
           clearTimeout(timer);

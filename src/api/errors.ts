@@ -41,6 +41,9 @@ const shared = {
  * - `tts.text_required` 400: a missing or empty `text` is a parameter error, not a size error.
  * - `tts.style_too_long` 400: `style` is a parameter bound; 413 is kept for the payload limits.
  *
+ * - `stt.call_unavailable` 409 (added): `POST /v1/calls` while calls are off or the trunk named
+ *   is down (its registration failed, or it does not answer OPTIONS); the detail says which.
+ *
  * Added to the specification's list: `tts.not_found` / `stt.not_found` (404) for a path or
  * method that is no endpoint, so that even those answers keep the envelope.
  */
@@ -77,6 +80,7 @@ export const ERROR_TABLE = {
   'stt.plan_limit_reached': shared.plan_limit_reached,
   'stt.entitlement_exhausted': shared.entitlement_exhausted,
   'stt.upstream_unavailable': { httpStatus: 503, message: 'Speech recognition is temporarily unavailable.', retryable: true },
+  'stt.call_unavailable': { httpStatus: 409, message: 'The call cannot be placed now: calls are off or the trunk is down.', retryable: true },
   'stt.timeout': shared.timeout,
   'stt.internal_error': shared.internal_error,
 } as const satisfies Record<string, ErrorDefinition>;

@@ -20,6 +20,7 @@ import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
 import { registerTtsRoutes } from './routes/tts.js';
 import { registerTrunkRoutes } from './routes/trunks.js';
+import { registerCallRoutes } from './routes/calls.js';
 import { registerUsageRoutes } from './routes/usage.js';
 
 /** Registers the HTTP routes and the hooks that admit their requests. */
@@ -55,5 +56,6 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   registerRecordingRoutes(app, services);
   registerUsageRoutes(app, services);
   registerTrunkRoutes(app, services);
+  registerCallRoutes(app, services);
   registerJobRoutes(app, services);
 };

@@ -39,6 +39,8 @@ export interface TelephonyConfig {
    * set; the SIP listener settings then go unused (media stays ours).
    */
   readonly drachtio: DrachtioConfig | null;
+  /** Outbound calls (`POST /v1/calls`) one key may start per second, and have up at once. */
+  readonly outbound: { readonly callsPerSecond: number; readonly callsPerKey: number };
 }
 
 /** Where the drachtio-server listens for applications (its admin port) and its shared secret. */
@@ -106,6 +108,10 @@ export function loadTelephonyConfig(env: Env): TelephonyConfig {
     codecs: codecs as CallCodec[],
     dialplansDir: env['SPRACHROHR_DIALPLANS_DIR'] ? path.resolve(env['SPRACHROHR_DIALPLANS_DIR']) : shippedDialplans(),
     drachtio: loadDrachtio(env),
+    outbound: {
+      callsPerSecond: integer(env, 'SPRACHROHR_CALLS_PER_SECOND', 5, 1, 10_000),
+      callsPerKey: integer(env, 'SPRACHROHR_CALLS_PER_KEY', 20, 1, 100_000),
+    },
   };
 }
 
@@ -158,5 +164,7 @@ export const TELEPHONY_CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, m
   ['SPRACHROHR_RTP_PORTS', 'RTP port range (default 20000-29999)'],
   ['SPRACHROHR_DIALPLANS_DIR', 'folder of dialplans (default: the dialplans/ shipped with sprachrohr)'],
   ['SPRACHROHR_DRACHTIO', 'host:port of a drachtio-server (admin port, default 9022) that does the SIP signalling instead of the embedded endpoint'],
+  ['SPRACHROHR_CALLS_PER_SECOND', 'outbound calls (POST /v1/calls) one key may start per second (default 5); more get 429'],
+  ['SPRACHROHR_CALLS_PER_KEY', 'outbound calls one key may have queued, ringing or up at once (default 20); more get 429'],
   ['SPRACHROHR_DRACHTIO_SECRET', 'the shared secret of that drachtio-server (required with SPRACHROHR_DRACHTIO)'],
 ];

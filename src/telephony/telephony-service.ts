@@ -10,12 +10,19 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
 import type { CallMetering } from '../metering/call-meter.js';
 import { DialplanLibrary } from '../dialplan/dialplan-library.js';
-import type { CallDialog } from './call/call-dialog.js';
-import { CallSession, type CallUsage, type RecordingSink } from './call/call-session.js';
+import type { LoadedRoute } from '../dialplan/dialplan-loader.js';
+import type { CallDialog, SessionDialog } from './call/call-dialog.js';
+import { CallSession, type CallServices, type CallUsage, type RecordingSink } from './call/call-session.js';
 import type { CallPlacer } from './call/call-transfer.js';
 import { legPlacer } from './call/outbound-leg.js';
 import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
+import type { MediaChannel } from './media/media-channel.js';
 import { MediaThread } from './media/media-thread.js';
+import type { CallStatusSender } from './outbound/call-status-events.js';
+import { orderUrlCheck } from './outbound/order-url-check.js';
+import { CallbackAllowList } from '../jobs/callback-target.js';
+import { detectOnChannel } from './outbound/machine-detection.js';
+import { OutboundDialer } from './outbound/outbound-dialer.js';
 import { RtpPortsExhausted } from './media/rtp-port-pool.js';
 import type { PacingStats } from './rtp/pacer.js';
 import { CallAdmission } from './sip/call-admission.js';
@@ -51,7 +58,19 @@ export interface TelephonyParts {
   readonly allowanceCheckMs?: number;
   /** Pauses of trunk registrations after failures (tests shorten them). */
   readonly registrationTiming?: RegistrationTiming;
+  /** Outbound calls' status events and the check of the URLs they name; absent: no status events, URLs checked as callbacks without an allow-list. */
+  readonly outbound?: OutboundParts;
 }
+
+/** What the calls ordered through `POST /v1/calls` need from the service around. */
+export interface OutboundParts {
+  readonly status: CallStatusSender | null;
+  /** Checks a status or bot URL as a callback target. @throws CallOrderError (`invalid`) naming what is wrong */
+  readonly checkUrl: (url: string, field: string) => Promise<void>;
+}
+
+/** What differs between sessions: the number a call was routed by; a placed call's media, variables and codecs. */
+type SessionExtras = Partial<Pick<CallServices, 'calledNumber' | 'placed' | 'variables' | 'codecs'>>;
 
 /** What every call is given besides the engines and the media. */
 interface CallParts {
@@ -59,6 +78,7 @@ interface CallParts {
   readonly webhookSecret: string | null;
   readonly metering: CallMetering | null;
   readonly allowanceCheckMs?: number;
+  readonly outbound: OutboundParts;
 }
 
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
@@ -71,6 +91,8 @@ export class TelephonyService {
   readonly stats: TelephonyStats = { callsStarted: 0, callsEnded: 0, turnLatenciesMs: [], usage: [] };
   private readonly calls = new Set<CallSession>();
   private readonly finished = new Set<Promise<void>>();
+  /** The calls ordered through the API. */
+  readonly dialer: OutboundDialer;
 
   private constructor(
     private readonly signalling: Signalling,
@@ -84,6 +106,33 @@ export class TelephonyService {
   ) {
     if (signalling.kind === 'embedded') signalling.endpoint.onCall((dialog) => this.take(dialog, dialog.source));
     else signalling.drachtio.onCall((dialog, source) => this.take(dialog, source));
+    this.dialer = new OutboundDialer({
+      endpoint: signalling.kind === 'embedded' ? signalling.endpoint : null,
+      media,
+      mediaAddress: this.mediaAddress,
+      codecs: config.codecs,
+      context: () => ({
+        routes: dialplans.current.routes,
+        trunks: dialplans.trunks,
+        trunkStatus: (name) => this.trunkStatus().find((trunk) => trunk.name === name),
+        ourHost: this.mediaAddress,
+      }),
+      inboundTrunkCalls: (trunk) => admission.trunkCalls(trunk),
+      limits: config.outbound,
+      status: callParts.outbound.status,
+      checkUrl: callParts.outbound.checkUrl,
+      detectMachine: detectOnChannel,
+      startSession: (start) => {
+        const { call, done } = this.runSession(start.dialog, start.route, start.channel, {
+          calledNumber: start.called,
+          placed: start.placed,
+          variables: start.variables,
+          codecs: start.codecs,
+        });
+        return { done, hangup: (reason) => call.hangup(reason) };
+      },
+      logger: logger.child({ part: 'outbound' }),
+    });
   }
 
   /**
@@ -108,6 +157,7 @@ export class TelephonyService {
         webhookSecret,
         metering: parts.metering ?? null,
         ...(parts.allowanceCheckMs !== undefined ? { allowanceCheckMs: parts.allowanceCheckMs } : {}),
+        outbound: parts.outbound ?? { status: null, checkUrl: orderUrlCheck(new CallbackAllowList([])) },
       };
       admission.setTrunkSources(dialplans.trunks);
       const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers, parts.registrationTiming);
@@ -240,41 +290,7 @@ export class TelephonyService {
       .open()
       .then((channel) => {
         if (dialog.ended) return void channel.close();
-        let call: CallSession;
-        try {
-          call = new CallSession(dialog, route, channel, {
-            engines: this.engines,
-            logger: this.logger,
-            mediaAddress: this.mediaAddress,
-            codecs: this.config.codecs,
-            recordings: this.callParts.recordings,
-            webhookSecret: this.callParts.webhookSecret,
-            metering: this.callParts.metering,
-            ...(this.callParts.allowanceCheckMs !== undefined ? { allowanceCheckMs: this.callParts.allowanceCheckMs } : {}),
-            placeCall: this.placeCall,
-            calledNumber,
-            trunk: (name) => this.dialplans.trunks.find((candidate) => candidate.name === name),
-          });
-        } catch (error) {
-          void channel.close();
-          throw error;
-        }
-        this.calls.add(call);
-        this.stats.callsStarted += 1;
-        call.on('turn-latency', (ms) => {
-          this.stats.turnLatenciesMs.push(ms);
-          if (this.stats.turnLatenciesMs.length > 1000) this.stats.turnLatenciesMs.shift();
-        });
-        call.on('usage', (usage) => {
-          this.stats.usage.push(usage);
-          if (this.stats.usage.length > 1000) this.stats.usage.shift();
-        });
-        const done = call.run().finally(() => {
-          this.calls.delete(call);
-          this.stats.callsEnded += 1;
-          this.finished.delete(done);
-        });
-        this.finished.add(done);
+        this.runSession(dialog, route, channel, { calledNumber });
       })
       .catch((error: unknown) => {
         if (error instanceof RtpPortsExhausted) {
@@ -287,8 +303,53 @@ export class TelephonyService {
       });
   }
 
+  /**
+   * Runs a route on a call in a call session, with the process's counters; the session closes
+   * the channel when it ends. `extra` says what differs for this call (the number it was routed
+   * by; for a call we placed, its media and variables).
+   */
+  private runSession(dialog: SessionDialog, route: LoadedRoute, channel: MediaChannel, extra: SessionExtras): { call: CallSession; done: Promise<void> } {
+    let call: CallSession;
+    try {
+      call = new CallSession(dialog, route, channel, {
+        engines: this.engines,
+        logger: this.logger,
+        mediaAddress: this.mediaAddress,
+        codecs: this.config.codecs,
+        recordings: this.callParts.recordings,
+        webhookSecret: this.callParts.webhookSecret,
+        metering: this.callParts.metering,
+        ...(this.callParts.allowanceCheckMs !== undefined ? { allowanceCheckMs: this.callParts.allowanceCheckMs } : {}),
+        placeCall: this.placeCall,
+        trunk: (name) => this.dialplans.trunks.find((candidate) => candidate.name === name),
+        ...extra,
+      });
+    } catch (error) {
+      void channel.close();
+      throw error;
+    }
+    this.calls.add(call);
+    this.stats.callsStarted += 1;
+    call.on('turn-latency', (ms) => {
+      this.stats.turnLatenciesMs.push(ms);
+      if (this.stats.turnLatenciesMs.length > 1000) this.stats.turnLatenciesMs.shift();
+    });
+    call.on('usage', (usage) => {
+      this.stats.usage.push(usage);
+      if (this.stats.usage.length > 1000) this.stats.usage.shift();
+    });
+    const done = call.run().finally(() => {
+      this.calls.delete(call);
+      this.stats.callsEnded += 1;
+      this.finished.delete(done);
+    });
+    this.finished.add(done);
+    return { call, done };
+  }
+
   /** Hangs up every call, then closes the listeners (or the connection to drachtio-server). */
   async close(): Promise<void> {
+    await this.dialer.close();
     await Promise.all([...this.calls].map((call) => call.hangup().catch(() => undefined)));
     await Promise.all([...this.finished]);
     await this.dialplans.close();

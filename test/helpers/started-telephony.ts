@@ -16,7 +16,7 @@ import type { SipTimers } from '../../src/telephony/sip/sip-transactions.js';
 import type { CallMetering } from '../../src/metering/call-meter.js';
 import { RecordingService } from '../../src/recordings/recording-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { TelephonyService } from '../../src/telephony/telephony-service.js';
+import { TelephonyService, type OutboundParts } from '../../src/telephony/telephony-service.js';
 import type { RegistrationTiming } from '../../src/telephony/trunks/trunk-registration.js';
 
 /**
@@ -55,6 +55,8 @@ export async function startTelephony(
     registrationTiming?: RegistrationTiming;
     /** More files of the dialplan folder (a trunks.yaml), by name. */
     files?: Readonly<Record<string, string>>;
+    /** Outbound calls' status events and URL checks. */
+    outbound?: OutboundParts;
   } = {},
 ): Promise<StartedTelephony> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
@@ -78,6 +80,7 @@ export async function startTelephony(
     ...(options.metering ? { metering: options.metering(store) } : {}),
     ...(options.allowanceCheckMs !== undefined ? { allowanceCheckMs: options.allowanceCheckMs } : {}),
     ...(options.registrationTiming ? { registrationTiming: options.registrationTiming } : {}),
+    ...(options.outbound ? { outbound: options.outbound } : {}),
   }).catch(async (error: unknown) => {
     await recordings.close();
     await store.close();

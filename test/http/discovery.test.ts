@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedLanguageCodes } from '../../src/catalog/resolve-language.js';
+import { expectError } from '../helpers/error-envelope.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -149,6 +150,8 @@ describe('GET /v1/openapi.json', () => {
       '/v1/jobs/{id}',
       '/v1/jobs/{id}/audio',
       '/v1/trunks',
+      '/v1/calls',
+      '/v1/calls/{id}',
     ];
     for (const path of served) {
       expect(routes).toContain(path.split('/').pop()!.replace('{id}', ':id'));
@@ -216,5 +219,18 @@ describe('GET /v1/trunks', () => {
     expect(sandbox.statusCode).toBe(403);
     expect(sandbox.json().error).toMatchObject({ code: 'stt.forbidden', detail: expect.stringContaining('live key') });
     expect((await t.app.inject({ url: '/v1/trunks' })).statusCode).toBe(401);
+  });
+
+  it('refuses to place calls while calls are off (409 stt.call_unavailable)', async () => {
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/calls',
+      headers: { 'x-api-key': t.liveKey },
+      payload: { to: 'sip:a@127.0.0.1', dialplan: 'x' },
+    });
+    expect(expectError(placed, 409, 'stt.call_unavailable').detail).toMatch(/calls are off/);
+    const listed = await t.app.inject({ url: '/v1/calls', headers: { 'x-api-key': t.liveKey } });
+    expect(listed.statusCode).toBe(409);
+    expect((await t.app.inject({ method: 'POST', url: '/v1/calls', payload: {} })).statusCode).toBe(401);
   });
 });

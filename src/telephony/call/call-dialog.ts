@@ -52,15 +52,13 @@ export interface CallDialogEvents {
   ended: [reason: DialogEndReason];
 }
 
-/** One incoming call's signalling. */
-export interface CallDialog extends EventEmitter<CallDialogEvents> {
+/** A call's signalling as a call session uses it: one we answer ({@link CallDialog}), or one we placed (placed-dialog.ts). */
+export interface SessionDialog extends EventEmitter<CallDialogEvents> {
   readonly callId: string;
   /** The caller's URI (From). */
   readonly callerUri: string;
   /** The called number (the Request-URI's user part), or null. */
   readonly calledUser: string | null;
-  /** The INVITE as our parser read it (its To names the number dialled when a trunk calls our registered contact). */
-  readonly invite: SipRequest;
   /** Where the INVITE came from: the caller, or the proxy in front of it. */
   readonly source: SipPeer;
   /** The caller's offer in the INVITE, if it made one. */
@@ -88,4 +86,10 @@ export interface CallDialog extends EventEmitter<CallDialogEvents> {
    * @throws RangeError when `target` is not a SIP URI or a header is refused
    */
   refer(target: string, options?: ReferOptions, signal?: AbortSignal): Promise<ReferOutcome>;
+}
+
+/** One incoming call's signalling. */
+export interface CallDialog extends SessionDialog {
+  /** The INVITE as our parser read it (its To names the number dialled when a trunk calls our registered contact). */
+  readonly invite: SipRequest;
 }

@@ -16,7 +16,7 @@ import { buildOffer } from '../sdp/build-offer.js';
 import type { LocalMedia } from '../sdp/local-media.js';
 import { parseOffer } from '../sdp/parse-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
-import type { CallDialog, SessionBody } from './call-dialog.js';
+import type { SessionBody, SessionDialog } from './call-dialog.js';
 import { fillPlaceholders } from '../../dialplan/placeholders.js';
 import { runRoute } from '../../dialplan/run-route.js';
 import type { CallMetering } from '../../metering/call-meter.js';
@@ -78,6 +78,17 @@ export interface CallServices {
   readonly calledNumber?: string;
   /** The trunks of trunks.yaml, by name (transfers through a trunk). */
   readonly trunk?: (name: string) => TrunkConfig | undefined;
+  /** A call we placed: answered already, its media negotiated from our offer and the callee's answer. */
+  readonly placed?: PlacedMedia;
+  /** Variables the call starts with besides its own (an outbound call's, `amd`); the call's own win. */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
+/** The media of a call we placed, as the callee's answer made it. */
+export interface PlacedMedia {
+  /** Our offer: the description a re-offer without SDP is answered with. */
+  readonly offer: string;
+  readonly media: CallMedia;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -119,14 +130,21 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private endedReason: string | null = null;
 
   constructor(
-    readonly dialog: CallDialog,
+    readonly dialog: SessionDialog,
     private readonly route: LoadedRoute,
     private readonly channel: MediaChannel,
     private readonly services: CallServices,
   ) {
     super();
     this.logger = services.logger.child({ callId: dialog.callId });
-    this.vars = { heard: '', digits: '', caller: dialog.callerUri, called: services.calledNumber ?? dialog.calledUser ?? '', language: route.language };
+    this.vars = {
+      ...services.variables,
+      heard: '',
+      digits: '',
+      caller: dialog.callerUri,
+      called: services.calledNumber ?? dialog.calledUser ?? '',
+      language: route.language,
+    };
     this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
     dialog.on('ended', (reason) => this.end(reason));
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
@@ -138,6 +156,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.logger.error('the call lost its media');
       void this.hangup();
     });
+    if (services.placed) {
+      this.answered = true;
+      this.lastAnswer = services.placed.offer;
+      this.media = this.createMedia(services.placed.media);
+    }
   }
 
   /** Our side of the SDP at the current version. */
