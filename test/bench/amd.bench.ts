@@ -252,43 +252,71 @@ function printBeepWait({ outcomes }: Figures): void {
   );
 }
 
+/** Garbage collections while `work` runs (they are reported to the observer asynchronously). */
+async function collectionsDuring(work: () => void): Promise<number> {
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => (collections += list.getEntries().length));
+  observer.observe({ entryTypes: ['gc'] });
+  work();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  observer.disconnect();
+  return collections;
+}
+
+/** Each call's audio cut into 20 ms frames beforehand, so that what is collected later is the detectors' own. */
+const framesOf = (calls: readonly Call[], rateHz: number): Int16Array[][] =>
+  calls.map((call) =>
+    Array.from({ length: Math.floor(call.pcm.length / (rateHz / 50)) }, (_, k) => call.pcm.subarray((k * rateHz) / 50, ((k + 1) * rateHz) / 50)),
+  );
+
+/** Options under which the detector decides on nothing but a beep: every frame gets the full work. */
+const NEVER = { initialSilenceMs: Infinity, greetingMs: Infinity, afterGreetingSilenceMs: Infinity, maxWords: Infinity, maxAnalysisMs: Infinity };
+
 /**
- * Cost of a frame at a rate: every frame of every call at that rate through detectors that
- * never decide on speech (median of 7 rounds after one to warm up), and the collections meanwhile (the frames are
- * cut beforehand, so what is collected is the detectors' own).
+ * Cost of a frame at a rate: every frame of every call at that rate through new detectors
+ * (median of 7 rounds after one to warm up), with the collections meanwhile; then one detector
+ * fed a million frames (the calls without a beep over and over), to show what a frame allocates.
  */
 async function printCost(calls: readonly Call[]): Promise<void> {
-  const never = { initialSilenceMs: Infinity, greetingMs: Infinity, afterGreetingSilenceMs: Infinity, maxWords: Infinity, maxAnalysisMs: Infinity };
   console.log('\n| rate | µs per 20 ms frame (median of 7 rounds) | frames a round | detectors made | garbage collections |');
   console.log('|---|---|---|---|---|');
   for (const rateHz of [8000, 16000]) {
-    const n = rateHz / 50;
-    const framed = calls
-      .filter((call) => call.rateHz === rateHz)
-      .map((call) => Array.from({ length: Math.floor(call.pcm.length / n) }, (_, k) => call.pcm.subarray(k * n, (k + 1) * n)));
+    const framed = framesOf(
+      calls.filter((call) => call.rateHz === rateHz),
+      rateHz,
+    );
     const frames = framed.reduce((sum, call) => sum + call.length, 0);
     const round = (): void => {
       for (const call of framed) {
-        const detector = new AnsweringMachineDetector(rateHz, never);
+        const detector = new AnsweringMachineDetector(rateHz, NEVER);
         for (const frame of call) detector.push(frame);
       }
     };
-    // A round to warm up first: the compiler's own garbage is not the detector's.
     round();
-    let collections = 0;
-    const observer = new PerformanceObserver((list) => (collections += list.getEntries().length));
-    observer.observe({ entryTypes: ['gc'] });
     const rounds: number[] = [];
-    for (let k = 0; k < 7; k++) {
-      const started = performance.now();
-      round();
-      rounds.push(((performance.now() - started) * 1000) / frames);
-    }
-    // Collections are reported to the observer asynchronously.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    observer.disconnect();
+    const collections = await collectionsDuring(() => {
+      for (let k = 0; k < 7; k++) {
+        const started = performance.now();
+        round();
+        rounds.push(((performance.now() - started) * 1000) / frames);
+      }
+    });
     console.log(`| ${rateHz} Hz | ${percentile(rounds, 50).toFixed(2)} | ${frames} | ${7 * framed.length} | ${collections} |`);
   }
+  const plain = framesOf(
+    calls.filter((call) => call.rateHz === 8000 && call.beepEndS === null),
+    8000,
+  ).flat();
+  const detector = new AnsweringMachineDetector(8000, NEVER);
+  let fed = 0;
+  const collections = await collectionsDuring(() => {
+    while (fed < 1_000_000)
+      for (const frame of plain) {
+        detector.push(frame);
+        fed++;
+      }
+  });
+  console.log(`\none detector, ${fed} frames at 8 kHz: ${collections} garbage collections${detector.decision ? ' (it decided: the figure is void)' : ''}`);
 }
 
 /** Calls without a beep in which the beep tracker finds one anywhere (speech taken for a tone). */
