@@ -13,6 +13,7 @@ import { SERVE_HELP, serve } from './serve.js';
 import { STT_HELP, sttCommand } from './stt.js';
 import { TTS_HELP, ttsCommand } from './tts.js';
 import { TRUNKS_HELP, trunksCommand } from './trunks.js';
+import { CALL_HELP, callCommand } from './call.js';
 import { DialplanError } from '../dialplan/yaml-file.js';
 import { USAGE_HELP, usageCommand } from './usage.js';
 import { UsageError } from './usage-error.js';
@@ -32,6 +33,7 @@ Commands:
   dialect       show how a text is rendered into a Swiss German dialect
   dialplan      check dialplan files (call flows) before they go live
   trunks        the SIP trunks of a running gateway and their registrations
+  call          place a call from a running gateway and follow it
   models        list, verify and download recognition models
 
 Run "sprachrohr <command> --help" for the options of a command.
@@ -48,6 +50,7 @@ const HELP: Record<string, string> = {
   dialect: DIALECT_HELP,
   dialplan: DIALPLAN_HELP,
   trunks: TRUNKS_HELP,
+  call: CALL_HELP,
   models: MODELS_HELP,
 };
 
@@ -81,6 +84,7 @@ async function run(argv: string[]): Promise<number> {
       dialect: dialectCommand,
       dialplan: dialplanCommand,
       trunks: trunksCommand,
+      call: callCommand,
       models: modelsCommand,
     };
     const output = await commands[command]!(rest);
