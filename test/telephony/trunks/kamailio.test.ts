@@ -3,14 +3,16 @@
  * registers with digest (Kamailio challenges in SHA-256 with qop auth and checks the answer),
  * SIPp calls a number of the account through Kamailio, which sends the call to the registered
  * gateway with the number dialled in To and stays in the dialog (Record-Route); the trunk's
- * route runs and hangs up through Kamailio. At shutdown the binding is removed. Skipped, with
- * the reason, only where Kamailio cannot be installed.
+ * route runs and hangs up through Kamailio. A call placed through the API goes out through
+ * Kamailio (which challenges it with 407) to a SIPp callee, whose RTP port receives the route's
+ * speech. At shutdown the binding is removed. Skipped, with the reason, only where Kamailio
+ * cannot be installed.
  */
 import { eventually } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../../helpers/captured-logger.js';
 import { kamailioMissing, startKamailio, type KamailioRun } from '../../helpers/kamailio.js';
-import { assertSippPassed, runSipp, sippScenario } from '../../helpers/sipp.js';
+import { assertSippPassed, freePort, runSipp, sippScenario, startRtpSink, startSippServer } from '../../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
 const missing = kamailioMissing();
@@ -27,12 +29,26 @@ const DIALPLAN = [
   '      - hangup: { reason: through the carrier }',
 ].join('\n');
 
+const REMINDER = [
+  'name: reminder',
+  'routes:',
+  '  - number: reminder',
+  '    engines: synthetic',
+  '    language: de-CH',
+  '    voice: anna',
+  '    steps:',
+  '      - say: { text: "Guten Tag, hier ist Ihr Anbieter. Wir erinnern Sie an Ihre Rechnung, die morgen fällig wird. Auf Wiederhören." }',
+  '      - hangup: {}',
+].join('\n');
+
 describe.skipIf(missing !== null)(`Kamailio as the carrier${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let kamailio: KamailioRun;
   let telephony: StartedTelephony | null = null;
+  let calleePort: number;
   const { logger, logs } = capturedLogger();
   beforeAll(async () => {
-    kamailio = await startKamailio('provider.cfg', { user: 'gw-kam', password: 'Kamailio-Secret-7' });
+    calleePort = await freePort();
+    kamailio = await startKamailio('provider.cfg', { user: 'gw-kam', password: 'Kamailio-Secret-7', callee: `127.0.0.1:${calleePort}` });
     process.env['TEST_KAMAILIO_PASSWORD'] = 'Kamailio-Secret-7';
     const trunks = [
       'trunks:',
@@ -46,13 +62,37 @@ describe.skipIf(missing !== null)(`Kamailio as the carrier${missing ? ` (skipped
     telephony = await startTelephony(
       DIALPLAN,
       { SPRACHROHR_RTP_PORTS: '43140-43159', SPRACHROHR_SIP_ALLOW: '127.0.0.9' },
-      { logger, files: { 'trunks.yaml': trunks } },
+      { logger, files: { 'trunks.yaml': trunks, 'reminder.yaml': REMINDER } },
     );
   });
   afterAll(async () => {
     await telephony?.close();
     await kamailio?.stop();
   });
+
+  it('places a call through the carrier: challenged, authenticated, answered by the callee, which hears the route', async () => {
+    const service = telephony!.service;
+    await eventually(() => service.trunkStatus()[0]?.registration?.state === 'registered', 5000);
+    const sink = await startRtpSink();
+    try {
+      const callee = await startSippServer({
+        scenario: sippScenario('api-callee.uas.xml'),
+        localPort: calleePort,
+        calls: 1,
+        timeoutMs: 20_000,
+        variables: { rtp_port: String(sink.port) },
+      });
+      const record = await service.dialer.place({ to: '+41791234567', trunk: 'carrier', dialplan: 'reminder' }, { keyId: 'key_ops', accountId: 'ops' });
+      await eventually(() => record.state === 'completed' || record.state === 'failed', 15_000, 'the call to be over');
+      assertSippPassed(await callee.result);
+      expect(record).toMatchObject({ state: 'completed', sipStatus: 200, trunk: 'carrier', endedBy: 'callee', earlyMedia: true });
+      expect(record.target).toBe(`sip:+41791234567@${kamailio.address}`);
+      expect(kamailio.log()).toContain('outbound call from gw-kam to +41791234567');
+      expect(sink.packets.filter((packet) => packet.payloadType === 0).length).toBeGreaterThan(60);
+    } finally {
+      await sink.close();
+    }
+  }, 30_000);
 
   it('registers with SHA-256 digest, takes a call through the carrier on its route, and removes the binding at shutdown', async () => {
     const service = telephony!.service;
