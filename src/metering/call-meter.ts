@@ -23,6 +23,11 @@ export interface MeteredCall {
   /** The dialplan file's account name; undefined: the default account. */
   readonly account: string | undefined;
   readonly synthetic: boolean;
+  /**
+   * A call placed through `POST /v1/calls`: the key that ordered it, whose account it is
+   * metered for and whose usage it shows in (instead of the dialplan file's account and `phone:`).
+   */
+  readonly orderedBy?: { readonly accountId: string; readonly keyId: string };
 }
 
 /** One call's standing with its account. */
@@ -63,7 +68,7 @@ export class CallMeter implements CallMetering {
   }
 
   async open(call: MeteredCall): Promise<CallAllowance> {
-    const account = call.account === undefined ? DEFAULT_ACCOUNT_ID : (await this.options.accounts.findByName(call.account))?.id;
+    const account = call.orderedBy?.accountId ?? (call.account === undefined ? DEFAULT_ACCOUNT_ID : (await this.options.accounts.findByName(call.account))?.id);
     if (!account)
       throw new UnknownCallAccountError(`the dialplan names the account ${JSON.stringify(call.account)}, which does not exist (sprachrohr accounts list)`);
     const environment: Environment = call.synthetic ? 'sandbox' : 'live';
@@ -82,7 +87,7 @@ export class CallMeter implements CallMetering {
             {
               requestId: `call_${call.callId}_${direction}`,
               accountId: account,
-              keyId: `phone:${call.routeNumber}`,
+              keyId: call.orderedBy?.keyId ?? `phone:${call.routeNumber}`,
               environment,
               direction,
               mode: 'realtime',

@@ -70,7 +70,7 @@ export interface OutboundParts {
 }
 
 /** What differs between sessions: the number a call was routed by; a placed call's media, variables and codecs. */
-type SessionExtras = Partial<Pick<CallServices, 'calledNumber' | 'placed' | 'variables' | 'codecs'>>;
+type SessionExtras = Partial<Pick<CallServices, 'calledNumber' | 'placed' | 'variables' | 'codecs' | 'orderedBy'>>;
 
 /** What every call is given besides the engines and the media. */
 interface CallParts {
@@ -127,6 +127,7 @@ export class TelephonyService {
           calledNumber: start.called,
           placed: start.placed,
           variables: start.variables,
+          orderedBy: start.orderedBy,
           codecs: start.codecs,
         });
         return { done, hangup: (reason) => call.hangup(reason) };

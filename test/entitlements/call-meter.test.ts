@@ -31,6 +31,24 @@ describe('CallMeter', () => {
     await store.close();
   });
 
+  it('meters a call placed through the API for the account and key that ordered it, not the dialplan file’s', async () => {
+    const store = SqliteStore.open(':memory:');
+    const ordering = await new AccountService(store.accounts).create('reminders-co');
+    const call = await meter(store).open({
+      callId: 'out-1',
+      routeNumber: 'reminder',
+      account: 'no-such-file-account',
+      synthetic: false,
+      orderedBy: { accountId: ordering.id, keyId: 'key_42' },
+    });
+    await call.finish({ ttsSeconds: 7, sttSeconds: 0 });
+    expect(await store.usage.summary(ordering.id, ...WINDOW)).toEqual([
+      expect.objectContaining({ environment: 'live', direction: 'tts', mode: 'realtime', requests: 1, audioSeconds: 7 }),
+    ]);
+    expect(await store.usage.findByRequestId('call_out-1_tts')).toMatchObject({ keyId: 'key_42' });
+    await store.close();
+  });
+
   it('counts a call without an account for the default one, and a synthetic call as sandbox traffic nothing caps', async () => {
     const store = SqliteStore.open(':memory:');
     await new EntitlementService(store.entitlements).add(DEFAULT_ACCOUNT_ID, { kind: 'evaluation', seconds: 1 });

@@ -136,6 +136,14 @@ describe('POST /v1/calls', () => {
     await sink.close();
     expect(seen).toMatchObject({ state: 'completed', sip_status: 200, ended_by: 'callee', cause: null, early_media: true });
     expect(seen.duration_s).toBeGreaterThan(0);
+    // Metered for the key's account as realtime use (sandbox: the route runs on the synthetic engines).
+    const usage = await polled(
+      () => get('/usage'),
+      (body) => body.window.sandbox.requests > 0,
+      3000,
+    );
+    expect(usage.window.sandbox.audio_seconds).toBeGreaterThan(1);
+    expect((await get('/usage', otherAccount)).window.sandbox.requests).toBe(0);
     const list = await get('/calls?limit=5');
     expect(list.calls.map((listed: { id: string }) => listed.id)).toContain(call.id);
     // Another account neither sees nor hangs up this call.

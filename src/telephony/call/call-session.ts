@@ -80,6 +80,8 @@ export interface CallServices {
   readonly trunk?: (name: string) => TrunkConfig | undefined;
   /** A call we placed: answered already, its media negotiated from our offer and the callee's answer. */
   readonly placed?: PlacedMedia;
+  /** A call placed through the API: the key that ordered it, which it is metered for. */
+  readonly orderedBy?: { readonly accountId: string; readonly keyId: string };
   /** Variables the call starts with besides its own (an outbound call's, `amd`); the call's own win. */
   readonly variables?: Readonly<Record<string, string>>;
 }
@@ -200,7 +202,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** The call as its allowance guard sees it. */
   private guardedCall(): GuardedCall {
     return {
-      metered: { callId: this.dialog.callId, routeNumber: this.route.number, account: this.route.account, synthetic: this.route.engines === 'synthetic' },
+      metered: {
+        callId: this.dialog.callId,
+        routeNumber: this.route.number,
+        account: this.route.account,
+        synthetic: this.route.engines === 'synthetic',
+        ...(this.services.orderedBy ? { orderedBy: this.services.orderedBy } : {}),
+      },
       logger: this.logger,
       use: () => ({ ttsSeconds: this.ttsSeconds, sttSeconds: this.sttSeconds }),
       voice: () => this.voice,

@@ -12,7 +12,7 @@ import { addressTransfer, type TransferAddressing } from '../call/call-transfer.
 import { parseSipUri } from '../sip/sip-headers.js';
 import type { TrunkConfig } from '../trunks/trunk-loader.js';
 import type { TrunkStatus } from '../trunks/trunk-service.js';
-import { CallOrderError, E164, type CallOrder, type CallOwner } from './call-order.js';
+import { CallOrderError, E164, type CallOrder } from './call-order.js';
 
 /** What placing an ordered call needs. */
 export interface CallPlan {
@@ -61,7 +61,7 @@ function orderedTrunk(order: CallOrder, context: PlanContext): TrunkConfig | nul
 }
 
 /** The route of the order: a dialplan file's (by its name), or a bot's own. */
-function orderedRoute(order: CallOrder, context: PlanContext, owner: CallOwner): Pick<CallPlan, 'route' | 'runs'> {
+function orderedRoute(order: CallOrder, context: PlanContext): Pick<CallPlan, 'route' | 'runs'> {
   if ((order.dialplan === undefined) === (order.bot === undefined)) throw invalid('give either dialplan (with an optional route) or bot');
   if (order.dialplan !== undefined) {
     const wanted = order.dialplan.replace(/\.ya?ml$/, '');
@@ -86,8 +86,7 @@ function orderedRoute(order: CallOrder, context: PlanContext, owner: CallOwner):
   if (!findLanguage(language)) throw invalid(`language ${JSON.stringify(language)} is not supported (GET /v1/capabilities lists the languages)`);
   const voice = order.voice ?? DEFAULT_VOICE;
   if (!findVoice(voice)) throw invalid(`voice ${JSON.stringify(voice)} is not known (GET /v1/voices lists them)`);
-  // The bot's call is metered for the key's account, like the key's other realtime use.
-  const route: LoadedRoute = { file: '(POST /v1/calls)', number: 'api', language, voice, steps: [order.bot!], account: owner.accountId };
+  const route: LoadedRoute = { file: '(POST /v1/calls)', number: 'api', language, voice, steps: [order.bot!] };
   return { route, runs: { bot: kind } };
 }
 
@@ -95,7 +94,7 @@ function orderedRoute(order: CallOrder, context: PlanContext, owner: CallOwner):
  * Plans an ordered call.
  * @throws CallOrderError `invalid` for what the order gets wrong, `unavailable` for a trunk that is down
  */
-export function planCall(order: CallOrder, owner: CallOwner, context: PlanContext): CallPlan {
+export function planCall(order: CallOrder, context: PlanContext): CallPlan {
   const trunk = orderedTrunk(order, context);
   const uri = sipUri(order.to);
   if (!uri && !E164.test(order.to)) throw invalid(`to ${JSON.stringify(order.to)} is neither an E.164 number (+41441234567) nor a SIP URI`);
@@ -113,5 +112,5 @@ export function planCall(order: CallOrder, owner: CallOwner, context: PlanContex
   );
   if ('problem' in addressing) throw invalid(addressing.problem);
   const ringTimeoutS = order.ring_timeout_s ?? DEFAULT_RING_TIMEOUT_S;
-  return { addressing, nextHop: source.address, trunk, ...orderedRoute(order, context, owner), ringTimeoutMs: ringTimeoutS * 1000 };
+  return { addressing, nextHop: source.address, trunk, ...orderedRoute(order, context), ringTimeoutMs: ringTimeoutS * 1000 };
 }

@@ -44,6 +44,8 @@ export interface PlacedSessionStart {
   /** The number or URI called: the route's `{{called}}`. */
   readonly called: string;
   readonly variables: Readonly<Record<string, string>>;
+  /** The key that ordered the call: its account is metered for it. */
+  readonly orderedBy: CallOwner;
   /** The codecs a re-offer is answered in (the trunk's, else the deployment's). */
   readonly codecs: readonly CallCodec[];
 }
@@ -107,7 +109,7 @@ export class OutboundDialer {
         'unavailable',
         this.closing ? 'the gateway is shutting down' : 'outbound calls need the embedded SIP endpoint (not drachtio-server)',
       );
-    const plan = planCall(order, owner, this.parts.context());
+    const plan = planCall(order, this.parts.context());
     const bot = order.bot as Record<string, { url?: string }> | undefined;
     const botUrl = bot?.['webhook']?.url ?? bot?.['stream']?.url;
     if (botUrl !== undefined) await this.parts.checkUrl(botUrl.replace(/^ws/, 'http'), 'the bot url');
@@ -304,6 +306,7 @@ export class OutboundDialer {
       placed,
       called: order.to,
       variables,
+      orderedBy: { accountId: record.accountId, keyId: record.keyId },
       codecs: plan.addressing.codecs ?? this.parts.codecs,
     });
     await call.session.done;
