@@ -41,6 +41,12 @@ export const CallOrderSchema = Type.Object(
           'off (default); detect: human, machine or unknown from the first seconds, in {{amd}} before the route starts; detect_message_end: for a machine, the route starts after its beep (or the end of its greeting)',
       }),
     ),
+    listen_early_media: Type.Optional(
+      Type.Boolean({
+        description:
+          "start the route on the callee's early media (183 with SDP): its listen steps hear what the network plays before the answer, steps that speak wait for the answer (default false; not with machine_detection)",
+      }),
+    ),
     status_url: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, description: 'where ringing, answered, completed and failed events are POSTed, signed like job callbacks' }),
     ),
@@ -85,7 +91,7 @@ export const CallSchema = Type.Object(
       ],
       { description: 'why a failed call failed: busy (486, 600), declined (603), no_answer, unreachable, rejected (another status), cancelled, media' },
     ),
-    sip_call_id: Nullable(Type.String()),
+    sip_call_id: Nullable(Type.String({ description: "the INVITE's Call-ID, once it is sent (the gateway's logs name the call by it)" })),
     early_media: Type.Boolean({ description: 'whether the callee sent early media (183 with SDP)' }),
     amd: Type.Union([AmdSchema, Type.Null()]),
     ended_by: Type.Union([Type.Literal('callee'), Type.Literal('gateway'), Type.Literal('api'), Type.Null()]),

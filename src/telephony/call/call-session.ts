@@ -86,11 +86,17 @@ export interface CallServices {
   readonly variables?: Readonly<Record<string, string>>;
 }
 
-/** The media of a call we placed, as the callee's answer made it. */
+/** The media of a call we placed, as the callee's answer (or its early media) made it. */
 export interface PlacedMedia {
   /** Our offer: the description a re-offer without SDP is answered with. */
   readonly offer: string;
   readonly media: CallMedia;
+  /**
+   * For a session on the callee's early media: settles true once the callee answers, false
+   * when it never will. Until then listening hears the early media, and every step that speaks
+   * or hands the call on waits for the answer. Absent: answered already.
+   */
+  readonly answered?: Promise<boolean>;
 }
 
 /** What keeps voicemails: it stores (and transcribes) a message and names it. */
@@ -159,7 +165,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       void this.hangup();
     });
     if (services.placed) {
-      this.answered = true;
+      this.answered = services.placed.answered === undefined;
       this.lastAnswer = services.placed.offer;
       this.media = this.createMedia(services.placed.media);
     }
@@ -262,6 +268,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     prompt: Parameters<StepContext['say']>[0],
     signal: AbortSignal = this.signal,
   ): Promise<{ readonly interrupted: boolean; readonly playedSeconds: number }> {
+    // A call we placed speaks only once answered: its early media is the callee's.
+    if (this.services.placed) await this.answer();
     const media = await this.earlyMedia();
     const started = performance.now();
     const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, signal);
@@ -306,6 +314,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
 
   /** Takes a voicemail and hands it to the recording store; nothing is stored when the caller said nothing. */
   private async record(request: RecordRequest): ReturnType<StepContext['record']> {
+    if (this.services.placed) await this.answer();
     const media = await this.earlyMedia();
     // Keys during the message are the finishing key or noise, not type-ahead for a later menu.
     this.listening = true;
@@ -396,6 +405,13 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** 200 OK with our answer (or offer); resolves once the ACK is in and media flows. */
   private async answer(): Promise<void> {
     if (this.answered) return;
+    const placed = this.services.placed;
+    if (placed) {
+      // The callee answers a call we placed; the steps wait for it (or end with the call).
+      if (!(await placed.answered)) throw new Error('the call was not answered');
+      this.answered = true;
+      return;
+    }
     const offer = this.dialog.offer;
     if (offer) {
       const media = this.media ?? this.startMedia(offer);

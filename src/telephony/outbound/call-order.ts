@@ -29,6 +29,12 @@ export interface CallOrder {
   /** How long it may ring (default 30 s). */
   readonly ring_timeout_s?: number;
   readonly machine_detection?: MachineDetectionMode;
+  /**
+   * Start the route on the callee's early media (183 with SDP), before the answer: its listen
+   * steps hear what the network plays ("kein Anschluss unter dieser Nummer"); steps that speak
+   * wait for the answer. The route ends when the call is not answered.
+   */
+  readonly listen_early_media?: boolean;
   /** Where status events are POSTed, signed like job callbacks. */
   readonly status_url?: string;
 }

@@ -10,6 +10,7 @@ import { DEFAULT_VOICE, findVoice } from '../../catalog/voices.js';
 import { stepShapeProblem, type LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import { addressTransfer, type TransferAddressing } from '../call/call-transfer.js';
 import { parseSipUri } from '../sip/sip-headers.js';
+import type { SipPeer } from '../sip/sip-transport.js';
 import type { TrunkConfig } from '../trunks/trunk-loader.js';
 import type { TrunkStatus } from '../trunks/trunk-service.js';
 import { CallOrderError, E164, type CallOrder } from './call-order.js';
@@ -18,7 +19,7 @@ import { CallOrderError, E164, type CallOrder } from './call-order.js';
 export interface CallPlan {
   readonly addressing: TransferAddressing;
   /** Where the INVITE goes first (the trunk's proxy, or the target's host): RTP may come from there too. */
-  readonly nextHop: string;
+  readonly firstHop: SipPeer;
   readonly trunk: TrunkConfig | null;
   readonly route: LoadedRoute;
   readonly runs: { readonly dialplan: string; readonly route: string } | { readonly bot: 'webhook' | 'stream' };
@@ -111,6 +112,8 @@ export function planCall(order: CallOrder, context: PlanContext): CallPlan {
     trunk ?? undefined,
   );
   if ('problem' in addressing) throw invalid(addressing.problem);
+  if (order.listen_early_media === true && (order.machine_detection ?? 'off') !== 'off')
+    throw invalid('listen_early_media and machine_detection do not go together: the detection needs the answer, the route would start before it');
   const ringTimeoutS = order.ring_timeout_s ?? DEFAULT_RING_TIMEOUT_S;
-  return { addressing, nextHop: source.address, trunk, ...orderedRoute(order, context), ringTimeoutMs: ringTimeoutS * 1000 };
+  return { addressing, firstHop: source, trunk, ...orderedRoute(order, context), ringTimeoutMs: ringTimeoutS * 1000 };
 }

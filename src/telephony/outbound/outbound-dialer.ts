@@ -13,13 +13,15 @@ import type { LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import { mediaFromAnswer } from '../call/call-media.js';
 import type { PlacedMedia } from '../call/call-session.js';
 import { PlacedCallDialog } from '../call/placed-dialog.js';
+import type { SessionBody } from '../call/call-dialog.js';
 import type { MediaChannel } from '../media/media-channel.js';
+import type { CallMedia } from '../media/media-protocol.js';
 import type { MediaThread } from '../media/media-thread.js';
 import { RtpPortsExhausted } from '../media/rtp-port-pool.js';
 import { buildOffer } from '../sdp/build-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { SipEndpoint } from '../sip/sip-endpoint.js';
-import type { OutboundDialog } from '../sip/sip-outbound-dialog.js';
+import { newCallId } from '../sip/sip-headers.js';
 import type { CallCodec } from '../telephony-config.js';
 import { OutboundCallLimits } from './call-limits.js';
 import { CallOrderError, type CallOrder, type CallOwner } from './call-order.js';
@@ -198,7 +200,7 @@ export class OutboundDialer {
   }
 
   private async dial(call: LiveCall, plan: CallPlan): Promise<void> {
-    const { record } = call;
+    const { record, order } = call;
     let channel: MediaChannel;
     try {
       channel = await this.parts.media.open();
@@ -209,82 +211,112 @@ export class OutboundDialer {
     }
     const codecs = plan.addressing.codecs ?? this.parts.codecs;
     const offer = buildOffer({ address: this.parts.mediaAddress, port: channel.port, preferences: codecs, sessionId: String(Date.now()), sessionVersion: 1 });
+    const callId = newCallId(this.parts.mediaAddress);
+    record.sipCallId = callId;
+    const dialog = new PlacedCallDialog({
+      callId,
+      from: record.from,
+      called: order.to,
+      firstHop: plan.firstHop,
+      cancel: () => call.stop.abort(),
+    });
+    let settleAnswer: (answered: boolean) => void = () => undefined;
+    const answered = new Promise<boolean>((resolve) => (settleAnswer = resolve));
+    const early = order.listen_early_media === true;
     let placed;
     try {
       placed = await this.parts.endpoint!.placeCall(
         {
           target: plan.addressing.target,
           from: plan.addressing.from,
+          callId,
           offer: { contentType: SDP, body: Buffer.from(offer) },
           ringTimeoutMs: plan.ringTimeoutMs,
-          onProgress: (_status, body) => this.progress(call, channel, offer, plan.nextHop, body),
+          onProgress: (_status, body) => {
+            const media = this.progress(call, channel, offer, plan.firstHop.address, body);
+            // The route may listen to the early media: its session starts now, its speech waits for the answer.
+            if (media && early && !call.session) this.startRoute(call, plan, dialog, channel, { offer, media, answered });
+          },
           ...(plan.addressing.credentials ? { credentials: plan.addressing.credentials } : {}),
         },
         call.stop.signal,
       );
     } catch (error) {
+      dialog.unanswered();
+      settleAnswer(false);
       await channel.close();
       throw error;
     }
     if ('failed' in placed) {
+      dialog.unanswered();
+      settleAnswer(false);
+      await call.session?.done;
       await channel.close();
       return this.fail(call, typeof placed.failed === 'number' ? placed.failed : null, causeOf(placed.failed));
     }
-    const dialog = placed.answered;
+    const answer = placed.answered;
+    dialog.answeredBy(answer);
     record.sipStatus = 200;
-    record.sipCallId = dialog.callId;
     let media;
     try {
       if (!placed.answer || placed.answer.contentType !== SDP) throw new SdpError(488, 'the 200 carried no SDP answer to our offer');
-      media = mediaFromAnswer(offer, placed.answer.body.toString('utf8'), dialog.peer.address);
+      media = mediaFromAnswer(offer, placed.answer.body.toString('utf8'), answer.peer.address);
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
       this.parts.logger.warn({ call: record.id, detail: error.detail }, 'the callee answered with media we cannot take');
-      await dialog.hangup('no usable media');
+      settleAnswer(false);
+      await answer.hangup('no usable media');
+      await call.session?.done;
       await channel.close();
       return this.fail(call, 200, 'media');
     }
-    await this.answered(call, plan, dialog, channel, { offer, media });
+    // The session (and the detection before it) hear the callee on the answer's media.
+    channel.negotiated(media);
+    record.state = 'answered';
+    record.answeredAt = new Date();
+    this.report(call, 'answered');
+    answer.once('ended', (reason) => {
+      if (reason === 'bye' && record.endedBy === null) record.endedBy = 'callee';
+    });
+    const onStop = (): void => void dialog.hangup('hung up through the API');
+    call.stop.signal.addEventListener('abort', onStop, { once: true });
+    settleAnswer(true);
+    if (!call.session) await this.detectThenRoute(call, plan, dialog, channel, { offer, media });
+    await call.session?.done;
+    record.endedBy ??= call.stop.signal.aborted ? 'api' : 'gateway';
+    this.complete(call);
   }
 
-  /** A 180/183: ringing; with SDP, the callee's early media starts flowing to us. */
-  private progress(call: LiveCall, channel: MediaChannel, offer: string, nextHop: string, body: { contentType: string; body: Buffer } | null): void {
+  /** A 180/183: ringing; with SDP, the callee's early media starts flowing to us (returned). */
+  private progress(call: LiveCall, channel: MediaChannel, offer: string, firstHop: string, body: SessionBody | null): CallMedia | null {
     if (call.record.state === 'queued') {
       call.record.state = 'ringing';
       call.record.ringingAt = new Date();
       this.report(call, 'ringing');
     }
-    if (call.record.earlyMedia || !body || body.contentType !== SDP) return;
+    if (call.record.earlyMedia || !body || body.contentType !== SDP) return null;
     try {
-      channel.negotiated(mediaFromAnswer(offer, body.body.toString('utf8'), nextHop));
+      const media = mediaFromAnswer(offer, body.body.toString('utf8'), firstHop);
+      channel.negotiated(media);
       call.record.earlyMedia = true;
+      return media;
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
       this.parts.logger.info({ call: call.record.id, detail: error.detail }, 'early media we cannot take; waiting for the answer');
+      return null;
     }
   }
 
   /** The callee answered: machine detection if asked for, then the route in a call session. */
-  private async answered(call: LiveCall, plan: CallPlan, dialog: OutboundDialog, channel: MediaChannel, placed: PlacedMedia): Promise<void> {
+  private async detectThenRoute(call: LiveCall, plan: CallPlan, dialog: PlacedCallDialog, channel: MediaChannel, placed: PlacedMedia): Promise<void> {
     const { record, order } = call;
-    record.state = 'answered';
-    record.answeredAt = new Date();
-    this.report(call, 'answered');
-    const placedDialog = new PlacedCallDialog(dialog, { from: record.from, called: order.to });
-    // The session negotiates the media; until it runs, the detection hears the callee on the answer's media.
-    channel.negotiated(placed.media);
     const calleeGone = new AbortController();
-    dialog.once('ended', (reason) => {
-      if (reason === 'bye' && record.endedBy === null) record.endedBy = 'callee';
-      calleeGone.abort();
-    });
+    dialog.once('ended', () => calleeGone.abort());
     const stopped = AbortSignal.any([call.stop.signal, calleeGone.signal]);
-    const onStop = (): void => void (call.session ? call.session.hangup('hung up through the API') : dialog.hangup('hung up through the API'));
-    call.stop.signal.addEventListener('abort', onStop, { once: true });
     const mode = order.machine_detection ?? 'off';
     if (mode !== 'off') {
       record.amd = await this.parts.detectMachine(channel, mode, stopped).catch((error: unknown) => {
-        this.parts.logger.warn({ err: error, call: record.id }, 'machine detection failed');
+        if (!stopped.aborted) this.parts.logger.warn({ err: error, call: record.id }, 'machine detection failed');
         return null;
       });
       this.parts.logger.info({ call: record.id, amd: record.amd }, 'machine detection');
@@ -292,15 +324,21 @@ export class OutboundDialer {
     if (stopped.aborted) {
       await dialog.hangup();
       await channel.close();
-      return this.complete(call);
+      return;
     }
+    this.startRoute(call, plan, dialog, channel, placed);
+  }
+
+  /** Starts the order's route (or bot) in a call session, with the order's variables and the detection's. */
+  private startRoute(call: LiveCall, plan: CallPlan, dialog: PlacedCallDialog, channel: MediaChannel, placed: PlacedMedia): void {
+    const { record, order } = call;
     const amd = record.amd;
     const variables = {
       ...order.variables,
       ...(amd ? { amd: amd.result, amd_ms: String(amd.after_ms), amd_reason: amd.reason, amd_beep: amd.beep === null ? '' : String(amd.beep) } : {}),
     };
     call.session = this.parts.startSession({
-      dialog: placedDialog,
+      dialog,
       route: plan.route,
       channel,
       placed,
@@ -309,9 +347,6 @@ export class OutboundDialer {
       orderedBy: { accountId: record.accountId, keyId: record.keyId },
       codecs: plan.addressing.codecs ?? this.parts.codecs,
     });
-    await call.session.done;
-    record.endedBy ??= call.stop.signal.aborted ? 'api' : 'gateway';
-    this.complete(call);
   }
 
   private complete(call: LiveCall): void {

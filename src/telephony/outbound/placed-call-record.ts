@@ -35,7 +35,7 @@ export interface PlacedCallRecord {
   /** The final SIP status of the INVITE (200 once answered), null before. */
   sipStatus: number | null;
   cause: PlacedCallCause | null;
-  /** The SIP Call-ID once answered. */
+  /** The INVITE's Call-ID, once it is sent. */
   sipCallId: string | null;
   earlyMedia: boolean;
   amd: AmdOutcomeView | null;

@@ -37,6 +37,8 @@ export interface OutboundCallRequest {
   readonly offer: SessionBody;
   /** When no final answer came by then, the call is cancelled and fails with `timeout`. */
   readonly ringTimeoutMs: number;
+  /** The Call-ID to use (the caller knows the call by it before the answer); a new one unless given. */
+  readonly callId?: string;
   /** Each 1xx above 100 (180 Ringing, 183 with early-media SDP). */
   readonly onProgress?: (status: number, body: SessionBody | null) => void;
   /**
@@ -121,7 +123,7 @@ export async function placeOutboundCall(
     .append('Max-Forwards', '70')
     .append('From', `${from};tag=${newTag()}`)
     .append('To', `<${target}>`)
-    .append('Call-ID', newCallId(contact.host))
+    .append('Call-ID', request.callId ?? newCallId(contact.host))
     .append('CSeq', '1 INVITE')
     .append('Contact', contactValue(contact, peer.transport))
     .append('Allow', ALLOW);

@@ -7,7 +7,10 @@
  * refused before anything is sent.
  */
 import { createHmac } from 'node:crypto';
+import fs from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackAllowList } from '../../../src/jobs/callback-target.js';
 import { CallOrderError, type CallOrder } from '../../../src/telephony/outbound/call-order.js';
@@ -15,6 +18,8 @@ import { CallStatusSender } from '../../../src/telephony/outbound/call-status-ev
 import { orderUrlCheck } from '../../../src/telephony/outbound/order-url-check.js';
 import type { PlacedCallRecord } from '../../../src/telephony/outbound/placed-call-record.js';
 import { pino } from 'pino';
+import { capturedLogger } from '../../helpers/captured-logger.js';
+import { writeSippCaptures, type SippCaptures } from '../../integration/sipp/make-pcap.js';
 import { eventually } from '../../helpers/eventually.js';
 import { assertSippPassed, sippScenario, startRtpSink, startSippServer } from '../../helpers/sipp.js';
 import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
@@ -40,7 +45,22 @@ interface StatusEvent {
   readonly signed: boolean;
 }
 
+const announcementRoute = [
+  'name: announcement',
+  'routes:',
+  '  - number: announcement',
+  '    engines: synthetic',
+  '    language: de-CH',
+  '    voice: anna',
+  '    steps:',
+  '      - listen: { timeout_ms: 5000 }',
+  '      - say: { text: "Guten Tag." }',
+  '      - hangup: {}',
+].join('\n');
+
 let telephony: StartedTelephony;
+let captures: SippCaptures;
+const { logger, logs } = capturedLogger();
 let statusServer: http.Server;
 let statusUrl: string;
 const events: StatusEvent[] = [];
@@ -60,11 +80,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
   statusUrl = `http://127.0.0.1:${(statusServer.address() as { port: number }).port}/status`;
   const allow = new CallbackAllowList(['127.0.0.0/8']);
+  captures = await writeSippCaptures(await fs.mkdtemp(path.join(os.tmpdir(), 'outbound-captures-')));
   telephony = await startTelephony(
     anyNumberDialplan('      - hangup: {}'),
     { SPRACHROHR_RTP_PORTS: '43200-43239', SPRACHROHR_CALLS_PER_KEY: '3' },
     {
-      files: { 'reminder.yaml': reminder },
+      logger,
+      files: { 'reminder.yaml': reminder, 'announcement.yaml': announcementRoute },
       outbound: {
         status: new CallStatusSender({ allow, secretOf: async () => SECRET, logger: pino({ level: 'silent' }), retryDelaysMs: [] }),
         checkUrl: orderUrlCheck(allow),
@@ -122,6 +144,23 @@ describe('calls placed through the API', () => {
     }
   }, 30_000);
 
+  it("lets the route listen to the callee's early media, holds its speech for an answer that never comes, and ends with the refusal", async () => {
+    const network = await startSippServer({
+      scenario: sippScenario('early-media-announcement.uas.xml'),
+      calls: 1,
+      timeoutMs: 20_000,
+      variables: { speech_pcap: captures.speechPcap },
+    });
+    const record = await callUntilOver({ dialplan: 'announcement', listen_early_media: true }, network.address);
+    assertSippPassed(await network.result);
+    expect(record).toMatchObject({ state: 'failed', sipStatus: 480, cause: 'no_answer', earlyMedia: true, answeredAt: null });
+    // The listen step heard the announcement (the synthetic recogniser's transcript of it) before any answer.
+    const listened = logs.filter((line) => line['msg'] === 'listened' && line['callId'] === record.sipCallId);
+    expect(listened).toHaveLength(1);
+    expect(listened[0]!['reason']).not.toBe('timeout');
+    expect(String(listened[0]!['heard'])).toMatch(/Sandbox/);
+  }, 30_000);
+
   it('fails busy on 486 after ringing, declined on 603', async () => {
     const busy = await startSippServer({ scenario: sippScenario('outbound-busy.uas.xml'), calls: 1, timeoutMs: 15_000 });
     const busyCall = await callUntilOver({ dialplan: 'reminder', status_url: statusUrl }, busy.address);
@@ -173,7 +212,7 @@ describe('orders the dialer refuses', () => {
       [{ to: '0441234567', dialplan: 'reminder' }, /neither an E\.164 number .* nor a SIP URI/],
       [{ to: '+41441234567', dialplan: 'reminder' }, /is a number: name the trunk/],
       [{ to: 'sip:a@127.0.0.1', trunk: 'nope', dialplan: 'reminder' }, /no trunk "nope" in trunks\.yaml \(there are no trunks\)/],
-      [{ to: 'sip:a@127.0.0.1', dialplan: 'nope' }, /no dialplan "nope" in the dialplans folder \(files: reminder\.yaml, test\.yaml\)/],
+      [{ to: 'sip:a@127.0.0.1', dialplan: 'nope' }, /no dialplan "nope" in the dialplans folder \(files: announcement\.yaml, reminder\.yaml, test\.yaml\)/],
       [{ to: 'sip:a@127.0.0.1', dialplan: 'reminder', route: '999' }, /has no route "999" \(routes: reminder\)/],
       [{ to: 'sip:a@127.0.0.1' }, /either dialplan .* or bot/],
       [{ to: 'sip:a@127.0.0.1', dialplan: 'reminder', bot: { stream: { url: 'ws://127.0.0.1:9/bot' } } }, /either dialplan .* or bot/],
@@ -183,6 +222,7 @@ describe('orders the dialer refuses', () => {
         { to: 'sip:a@127.0.0.1', bot: { stream: { url: 'ws://10.1.2.3/bot' } } },
         /the bot url's host 10\.1\.2\.3 resolves to 10\.1\.2\.3, which is not a public address/,
       ],
+      [{ to: 'sip:a@127.0.0.1', dialplan: 'reminder', listen_early_media: true, machine_detection: 'detect' }, /do not go together/],
       [{ to: 'sip:a@127.0.0.1', dialplan: 'reminder', from: 'Hotline' }, /from "Hotline" is neither/],
       [{ to: 'sip:a@127.0.0.1', dialplan: 'reminder', status_url: 'http://169.254.169.254/latest' }, /status_url's host .* is not a public address/],
     ];
