@@ -169,7 +169,10 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_KEY_MAX_IN_FLIGHT', 'requests in flight per live key (default 32)'],
   ['SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT', 'requests in flight per sandbox key (default 8)'],
   ['SPRACHROHR_DAILY_AUDIO_SECONDS', 'daily audio budget per live key (default 36000)'],
-  ['SPRACHROHR_CALLBACK_ALLOW', 'addresses job callbacks may go to besides public ones, CIDR list; plain http is allowed to them (default none)'],
+  [
+    'SPRACHROHR_CALLBACK_ALLOW',
+    "addresses job callbacks, call status events and API-placed calls' bots may go to besides public ones, CIDR list; plain http is allowed to them (default none)",
+  ],
   ['SPRACHROHR_EVALUATION_SECONDS', 'evaluation allowance of a new account in audio seconds (default 3600; 0: none)'],
   ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'credits one second of synthesised audio draws from a credit entitlement (default 1)'],
   ['SPRACHROHR_CREDITS_PER_STT_SECOND', 'credits one second of recognised audio draws from a credit entitlement (default 1)'],
