@@ -158,9 +158,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   listeningAt = address;
   let telephony: TelephonyService | null = null;
   const callbackAllow = new CallbackAllowList(config.callbackAllow);
+  const accountSecret = async (accountId: string): Promise<string | null> => (await store.accounts.findById(accountId))?.webhookSecret ?? null;
   const callStatus = new CallStatusSender({
     allow: callbackAllow,
-    secretOf: async (accountId) => (await store.accounts.findById(accountId))?.webhookSecret ?? null,
+    secretOf: accountSecret,
     logger: logger.child({ part: 'call-status' }),
   });
   try {
@@ -175,7 +176,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             rates: config.creditRates,
             onNotices: (due) => services.notices.notify(due),
           }),
-          outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow) },
+          outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow), accountSecret },
         })
       : null;
   } catch (error) {

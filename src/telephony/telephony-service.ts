@@ -67,6 +67,8 @@ export interface OutboundParts {
   readonly status: CallStatusSender | null;
   /** Checks a status or bot URL as a callback target. @throws CallOrderError (`invalid`) naming what is wrong */
   readonly checkUrl: (url: string, field: string) => Promise<void>;
+  /** An account's webhook secret, which signs the requests of the bots its keys' calls run; null: the deployment's. */
+  readonly accountSecret: (accountId: string) => Promise<string | null>;
 }
 
 /** What differs between sessions: the number a call was routed by; a placed call's media, variables and codecs. */
@@ -121,6 +123,7 @@ export class TelephonyService {
       limits: config.outbound,
       status: callParts.outbound.status,
       checkUrl: callParts.outbound.checkUrl,
+      accountSecret: callParts.outbound.accountSecret,
       detectMachine: detectOnChannel,
       startSession: (start) => {
         const { call, done } = this.runSession(start.dialog, start.route, start.channel, {
@@ -158,7 +161,7 @@ export class TelephonyService {
         webhookSecret,
         metering: parts.metering ?? null,
         ...(parts.allowanceCheckMs !== undefined ? { allowanceCheckMs: parts.allowanceCheckMs } : {}),
-        outbound: parts.outbound ?? { status: null, checkUrl: orderUrlCheck(new CallbackAllowList([])) },
+        outbound: parts.outbound ?? { status: null, checkUrl: orderUrlCheck(new CallbackAllowList([])), accountSecret: async () => null },
       };
       admission.setTrunkSources(dialplans.trunks);
       const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers, parts.registrationTiming);

@@ -74,6 +74,8 @@ export interface DialerParts {
   readonly status: CallStatusSender | null;
   /** Checks a bot's or status URL as a callback target. @throws CallOrderError */
   readonly checkUrl: (url: string, field: string) => Promise<void>;
+  /** An account's webhook secret: it signs the requests of a bot the account's call runs (null: the deployment's). */
+  readonly accountSecret: (accountId: string) => Promise<string | null>;
   /** Runs the machine detection on an answered call's media. */
   readonly detectMachine: (channel: MediaChannel, mode: Exclude<MachineDetectionMode, 'off'>, signal: AbortSignal) => Promise<AmdOutcomeView>;
   /** Starts the call session of an answered call. */
@@ -111,10 +113,15 @@ export class OutboundDialer {
         'unavailable',
         this.closing ? 'the gateway is shutting down' : 'outbound calls need the embedded SIP endpoint (not drachtio-server)',
       );
-    const plan = planCall(order, this.parts.context());
+    let plan = planCall(order, this.parts.context());
     const bot = order.bot as Record<string, { url?: string }> | undefined;
     const botUrl = bot?.['webhook']?.url ?? bot?.['stream']?.url;
-    if (botUrl !== undefined) await this.parts.checkUrl(botUrl.replace(/^ws/, 'http'), 'the bot url');
+    if (botUrl !== undefined) {
+      await this.parts.checkUrl(botUrl.replace(/^ws/, 'http'), 'the bot url');
+      // The bot is the account's: its requests are signed with the account's webhook secret, which the account knows.
+      const secret = await this.parts.accountSecret(owner.accountId);
+      if (secret !== null) plan = { ...plan, route: { ...plan.route, webhookSecret: secret } };
+    }
     if (order.status_url !== undefined) await this.parts.checkUrl(order.status_url, 'status_url');
     if (plan.trunk) {
       const busy = this.parts.inboundTrunkCalls(plan.trunk.name) + [...this.live.values()].filter((call) => call.record.trunk === plan.trunk!.name).length;
@@ -283,7 +290,7 @@ export class OutboundDialer {
     settleAnswer(true);
     if (!call.session) await this.detectThenRoute(call, plan, dialog, channel, { offer, media });
     await call.session?.done;
-    record.endedBy ??= call.stop.signal.aborted ? 'api' : 'gateway';
+    record.endedBy ??= 'gateway';
     this.complete(call);
   }
 

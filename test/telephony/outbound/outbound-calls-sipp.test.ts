@@ -18,6 +18,7 @@ import { CallStatusSender } from '../../../src/telephony/outbound/call-status-ev
 import { orderUrlCheck } from '../../../src/telephony/outbound/order-url-check.js';
 import type { PlacedCallRecord } from '../../../src/telephony/outbound/placed-call-record.js';
 import { pino } from 'pino';
+import { WebSocketServer } from 'ws';
 import { capturedLogger } from '../../helpers/captured-logger.js';
 import { writeSippCaptures, type SippCaptures } from '../../integration/sipp/make-pcap.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -83,13 +84,15 @@ beforeAll(async () => {
   captures = await writeSippCaptures(await fs.mkdtemp(path.join(os.tmpdir(), 'outbound-captures-')));
   telephony = await startTelephony(
     anyNumberDialplan('      - hangup: {}'),
-    { SPRACHROHR_RTP_PORTS: '43200-43239', SPRACHROHR_CALLS_PER_KEY: '3' },
+    // The bot's call runs on the live engines: eSpeak NG and pocketsphinx (English).
+    { SPRACHROHR_RTP_PORTS: '43200-43239', SPRACHROHR_CALLS_PER_KEY: '3', SPRACHROHR_TTS_ENGINE: 'espeak', SPRACHROHR_STT_ENGINE: 'pocketsphinx' },
     {
       logger,
       files: { 'reminder.yaml': reminder, 'announcement.yaml': announcementRoute },
       outbound: {
         status: new CallStatusSender({ allow, secretOf: async () => SECRET, logger: pino({ level: 'silent' }), retryDelaysMs: [] }),
         checkUrl: orderUrlCheck(allow),
+        accountSecret: async () => SECRET,
       },
     },
   );
@@ -159,6 +162,42 @@ describe('calls placed through the API', () => {
     expect(listened).toHaveLength(1);
     expect(listened[0]!['reason']).not.toBe('timeout');
     expect(String(listened[0]!['heard'])).toMatch(/Sandbox/);
+  }, 30_000);
+
+  it("runs a stream bot once answered, its connection signed with the account's webhook secret", async () => {
+    const bot = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => bot.once('listening', resolve));
+    const url = `ws://127.0.0.1:${(bot.address() as { port: number }).port}/bot`;
+    const seen: { signed: boolean; messages: Array<Record<string, unknown>> } = { signed: false, messages: [] };
+    bot.on('connection', (socket, request) => {
+      const timestamp = String(request.headers['x-speech-webhook-timestamp']);
+      seen.signed = request.headers['x-speech-webhook-signature'] === `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${url}`).digest('hex')}`;
+      socket.on('message', (data: Buffer) => seen.messages.push(JSON.parse(data.toString('utf8')) as Record<string, unknown>));
+    });
+    const sink = await startRtpSink();
+    try {
+      const callee = await startSippServer({
+        scenario: sippScenario('api-callee.uas.xml'),
+        calls: 1,
+        timeoutMs: 20_000,
+        variables: { rtp_port: String(sink.port) },
+      });
+      const record = await callUntilOver(
+        { bot: { stream: { url, mode: 'text' } }, language: 'en', voice: 'jonas', variables: { ticket: 'T-42' } },
+        callee.address,
+      );
+      assertSippPassed(await callee.result);
+      expect(record).toMatchObject({ state: 'completed', runs: { bot: 'stream' }, endedBy: 'callee' });
+      expect(seen.signed).toBe(true);
+      await eventually(() => seen.messages.some((message) => message['type'] === 'session.end'), 3000, 'the end of the bot session');
+      const start = seen.messages[0]!;
+      expect(start).toMatchObject({ type: 'session.start', language: 'en', voice: 'jonas', call: { called: `sip:callee@${callee.address}` } });
+      expect(start['variables']).toMatchObject({ ticket: 'T-42' });
+      expect(seen.messages.at(-1)).toMatchObject({ type: 'session.end', reason: 'hangup' });
+    } finally {
+      await sink.close();
+      await new Promise((resolve) => bot.close(resolve));
+    }
   }, 30_000);
 
   it('fails busy on 486 after ringing, declined on 603', async () => {
