@@ -158,13 +158,16 @@ export const TELEPHONY_CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, m
   ['SPRACHROHR_SIP_DIGEST_USER', 'SIP digest user; with the password, callers must authenticate'],
   ['SPRACHROHR_SIP_DIGEST_PASSWORD', 'SIP digest password'],
   ['SPRACHROHR_SIP_REALM', 'digest realm (default sprachrohr)'],
-  ['SPRACHROHR_SIP_MAX_CALLS', 'calls at once in the process (default 200); more get 503'],
+  ['SPRACHROHR_SIP_MAX_CALLS', 'calls at once in the process, answered and placed (default 200); more get 503'],
   ['SPRACHROHR_SIP_MAX_CALLS_PER_SOURCE', 'calls at once per source address (default 200)'],
   ['SPRACHROHR_SIP_CODECS', 'codecs in preference order (default PCMU,PCMA,opus)'],
   ['SPRACHROHR_RTP_PORTS', 'RTP port range (default 20000-29999)'],
   ['SPRACHROHR_DIALPLANS_DIR', 'folder of dialplans (default: the dialplans/ shipped with sprachrohr)'],
   ['SPRACHROHR_DRACHTIO', 'host:port of a drachtio-server (admin port, default 9022) that does the SIP signalling instead of the embedded endpoint'],
-  ['SPRACHROHR_CALLS_PER_SECOND', 'outbound calls (POST /v1/calls) one key may start per second (default 5); more get 429'],
+  [
+    'SPRACHROHR_CALLS_PER_SECOND',
+    'outbound calls (POST /v1/calls) one key may start per second (default 5; its 600 requests a minute bound it to 10); more get 429',
+  ],
   ['SPRACHROHR_CALLS_PER_KEY', 'outbound calls one key may have queued, ringing or up at once (default 20); more get 429'],
   ['SPRACHROHR_DRACHTIO_SECRET', 'the shared secret of that drachtio-server (required with SPRACHROHR_DRACHTIO)'],
 ];

@@ -119,7 +119,7 @@ export class TelephonyService {
         trunkStatus: (name) => this.trunkStatus().find((trunk) => trunk.name === name),
         ourHost: this.mediaAddress,
       }),
-      inboundTrunkCalls: (trunk) => admission.trunkCalls(trunk),
+      calls: admission,
       limits: config.outbound,
       status: callParts.outbound.status,
       checkUrl: callParts.outbound.checkUrl,

@@ -41,7 +41,7 @@ function orderError(error: CallOrderError): ApiError {
 }
 
 const notFound = (id: string): ApiError =>
-  new ApiError('stt.not_found', `this key's account has no call ${JSON.stringify(id)} (calls are kept an hour after they end)`);
+  new ApiError('stt.not_found', `this key's account has no call ${JSON.stringify(id)} (calls are kept an hour after they end, 10,000 per account at most)`);
 
 /** `POST /v1/calls`, `GET /v1/calls`, `GET /v1/calls/{id}` and `DELETE /v1/calls/{id}`: outbound calls. */
 export function registerCallRoutes(app: FastifyInstance, services: AppServices): void {

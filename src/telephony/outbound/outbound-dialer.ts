@@ -5,7 +5,7 @@
  * codecs. A 183 with SDP starts the media early (the callee's first words after the answer are
  * not cut off). Once answered, the machine detection runs when asked for, then the route or
  * bot runs in a call session like any call we answer. Each change of state goes to the
- * call's `status_url`. Calls over are kept for an hour (at most {@link KEEP_ENDED}).
+ * call's `status_url`. Calls over are kept for an hour ({@link KEEP_ENDED_PER_ACCOUNT} per account at most).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -30,8 +30,10 @@ import type { CallStatusEvent, CallStatusSender } from './call-status-events.js'
 import type { AmdOutcomeView, MachineDetectionMode } from './machine-detection.js';
 import { causeOf, placedCallView, type PlacedCallCause, type PlacedCallRecord } from './placed-call-record.js';
 
-/** Calls over that are kept for `GET /v1/calls`, at most. */
-export const KEEP_ENDED = 1000;
+/** Calls over that are kept for `GET /v1/calls`: an hour, and at most this many per account… */
+export const KEEP_ENDED_PER_ACCOUNT = 10_000;
+/** …and in all (about 1 KB each). */
+export const KEEP_ENDED = 50_000;
 const KEEP_ENDED_MS = 3_600_000;
 /** How long a hangup through the API waits for the call to be over before it answers. */
 const HANGUP_WAIT_MS = 3_000;
@@ -68,8 +70,8 @@ export interface DialerParts {
   readonly codecs: readonly CallCodec[];
   /** The routes and trunks now (they follow the files). */
   readonly context: () => PlanContext;
-  /** Calls from a trunk's sources in progress (they count against its `max_calls` too). */
-  readonly inboundTrunkCalls: (trunk: string) => number;
+  /** The process's calls in both directions, against `SPRACHROHR_SIP_MAX_CALLS` and each trunk's `max_calls`. */
+  readonly calls: CallCount;
   readonly limits: { readonly callsPerSecond: number; readonly callsPerKey: number };
   readonly status: CallStatusSender | null;
   /** Checks a bot's or status URL as a callback target. @throws CallOrderError */
@@ -83,6 +85,15 @@ export interface DialerParts {
   readonly logger: Logger;
 }
 
+/** What the dialer needs of the call admission's counts. */
+export interface CallCount {
+  readonly activeCalls: number;
+  readonly maxCalls: number;
+  trunkCalls(name: string): number;
+  /** Counts a placed call until the returned function is called. */
+  trackPlaced(trunk: string | null): () => void;
+}
+
 /** A call in progress: how to stop it. */
 interface LiveCall {
   readonly record: PlacedCallRecord;
@@ -90,12 +101,17 @@ interface LiveCall {
   readonly stop: AbortController;
   session: PlacedSession | null;
   done: Promise<void>;
+  /** Gives back its place in the process's and the trunk's counts. */
+  readonly release: () => void;
 }
 
 /** The outbound calls of one process. */
 export class OutboundDialer {
   private readonly live = new Map<string, LiveCall>();
+  /** Calls over, in the order they ended… */
   private readonly ended = new Map<string, PlacedCallRecord>();
+  /** …and by account. */
+  private readonly endedByAccount = new Map<string, Map<string, PlacedCallRecord>>();
   private readonly limits: OutboundCallLimits;
   private closing = false;
 
@@ -123,11 +139,13 @@ export class OutboundDialer {
       if (secret !== null) plan = { ...plan, route: { ...plan.route, webhookSecret: secret } };
     }
     if (order.status_url !== undefined) await this.parts.checkUrl(order.status_url, 'status_url');
-    if (plan.trunk) {
-      const busy = this.parts.inboundTrunkCalls(plan.trunk.name) + [...this.live.values()].filter((call) => call.record.trunk === plan.trunk!.name).length;
-      if (busy >= plan.trunk.maxCalls) throw new CallOrderError('trunk_full', `trunk ${plan.trunk.name} has ${busy} calls, its max_calls`, 5);
-    }
+    const counts = this.parts.calls;
+    if (counts.activeCalls >= counts.maxCalls)
+      throw new CallOrderError('trunk_full', `the gateway has ${counts.activeCalls} calls, its limit (SPRACHROHR_SIP_MAX_CALLS)`, 5);
+    if (plan.trunk && counts.trunkCalls(plan.trunk.name) >= plan.trunk.maxCalls)
+      throw new CallOrderError('trunk_full', `trunk ${plan.trunk.name} has ${counts.trunkCalls(plan.trunk.name)} calls, its max_calls`, 5);
     this.limits.take(owner.keyId);
+    const release = counts.trackPlaced(plan.trunk?.name ?? null);
     const record: PlacedCallRecord = {
       id: `call_${randomBytes(12).toString('base64url')}`,
       keyId: owner.keyId,
@@ -149,7 +167,7 @@ export class OutboundDialer {
       answeredAt: null,
       endedAt: null,
     };
-    const call: LiveCall = { record, order, stop: new AbortController(), session: null, done: Promise.resolve() };
+    const call: LiveCall = { record, order, stop: new AbortController(), session: null, done: Promise.resolve(), release };
     this.live.set(record.id, call);
     call.done = this.dial(call, plan)
       .catch((error: unknown) => {
@@ -169,9 +187,9 @@ export class OutboundDialer {
   /** The account's live calls and the recent ones, newest first. */
   list(accountId: string, limit: number): PlacedCallRecord[] {
     this.forgetOld();
-    const all = [...this.live.values()].map((call) => call.record).concat([...this.ended.values()]);
-    return all
-      .filter((record) => record.accountId === accountId)
+    const live = [...this.live.values()].map((call) => call.record).filter((record) => record.accountId === accountId);
+    return live
+      .concat([...(this.endedByAccount.get(accountId)?.values() ?? [])])
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, limit);
   }
@@ -380,15 +398,32 @@ export class OutboundDialer {
   private over(call: LiveCall): void {
     this.live.delete(call.record.id);
     this.limits.release(call.record.keyId);
-    this.ended.set(call.record.id, call.record);
+    call.release();
+    const record = call.record;
+    this.ended.set(record.id, record);
+    let account = this.endedByAccount.get(record.accountId);
+    if (!account) this.endedByAccount.set(record.accountId, (account = new Map()));
+    account.set(record.id, record);
+    // One busy account does not push out the others' calls.
+    if (account.size > KEEP_ENDED_PER_ACCOUNT) this.forget(account.keys().next().value!);
     this.forgetOld();
   }
 
+  /** Drops the calls over that ended more than an hour ago, and the oldest beyond {@link KEEP_ENDED}. */
   private forgetOld(): void {
     const oldest = Date.now() - KEEP_ENDED_MS;
     for (const [id, record] of this.ended) {
       if (this.ended.size <= KEEP_ENDED && (record.endedAt?.getTime() ?? 0) >= oldest) break;
-      this.ended.delete(id);
+      this.forget(id);
     }
+  }
+
+  private forget(id: string): void {
+    const record = this.ended.get(id);
+    if (!record) return;
+    this.ended.delete(id);
+    const account = this.endedByAccount.get(record.accountId);
+    account?.delete(id);
+    if (account?.size === 0) this.endedByAccount.delete(record.accountId);
   }
 }

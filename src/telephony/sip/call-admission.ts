@@ -134,7 +134,29 @@ export class CallAdmission {
     });
   }
 
-  /** Calls in progress from a trunk's sources. */
+  /**
+   * Counts a call the gateway placed, in the process's calls and its trunk's (so that
+   * `SPRACHROHR_SIP_MAX_CALLS` and `max_calls` hold for both directions), until the returned
+   * function is called (once).
+   */
+  trackPlaced(trunk: string | null): () => void {
+    this.total += 1;
+    if (trunk) countUp(this.perTrunk, trunk);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.total -= 1;
+      if (trunk) countDown(this.perTrunk, trunk);
+    };
+  }
+
+  /** The process's ceiling on calls at once (`SPRACHROHR_SIP_MAX_CALLS`). */
+  get maxCalls(): number {
+    return this.options.maxCalls;
+  }
+
+  /** Calls in progress on a trunk: from its sources, and placed through it. */
   trunkCalls(name: string): number {
     return this.perTrunk.get(name) ?? 0;
   }

@@ -147,4 +147,22 @@ describe("a trunk's sources", () => {
     rules.setTrunkSources([]);
     expect(rules.check(invite(), from('192.0.2.8'))).toEqual({ status: 403 });
   });
+
+  it('count the calls the gateway places through the trunk, and in the process, until they are released once', () => {
+    const rules = admission();
+    const release = rules.trackPlaced('carrier');
+    rules.track(fakeDialog(), from('192.0.2.7'));
+    expect(rules.trunkCalls('carrier')).toBe(2);
+    expect(rules.activeCalls).toBe(2);
+    expect(rules.check(invite(), from('192.0.2.8'))?.status).toBe(503);
+    release();
+    release();
+    expect(rules.trunkCalls('carrier')).toBe(1);
+    expect(rules.activeCalls).toBe(1);
+    // Placed calls fill the process's calls too: SPRACHROHR_SIP_MAX_CALLS is for both directions.
+    const placed = Array.from({ length: 9 }, () => rules.trackPlaced(null));
+    expect(rules.check(invite(), from('2001:db8::1'))?.status).toBe(503);
+    placed.forEach((done) => done());
+    expect(rules.check(invite(), from('2001:db8::1'))).toBeNull();
+  });
 });
