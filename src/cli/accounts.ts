@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { openKeyStore } from '../server.js';
 import { entitlementView } from '../entitlements/entitlement-view.js';
 import type { AccountRecord, ApiKeyRecord, EntitlementRecord } from '../store/store.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr accounts`. */
@@ -43,7 +44,7 @@ function describe(account: AccountRecord, keys: readonly ApiKeyRecord[], withSec
 }
 
 /** Runs an `accounts` subcommand; returns what to print. */
-export async function accountsCommand(argv: string[]): Promise<string> {
+export async function accountsCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -56,7 +57,7 @@ export async function accountsCommand(argv: string[]): Promise<string> {
   const [action, name] = positionals;
   if (!action) throw new UsageError('name a subcommand: create, list, show, set-emails or rotate-secret');
   if (action !== 'list' && !name) throw new UsageError(`accounts ${action} needs an account NAME`);
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const { store, keys, accounts, entitlements } = openKeyStore(config);
   try {
     switch (action) {

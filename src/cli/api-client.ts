@@ -1,4 +1,5 @@
 import { loadClientConfig } from '../config.js';
+import type { Env } from '../config-values.js';
 import { UsageError } from './usage-error.js';
 
 /** An error answer of the API, as the CLI reports it. */
@@ -21,9 +22,12 @@ export interface ClientFlags {
   readonly key?: string | undefined;
 }
 
-/** Calls the API and returns the response, turning error envelopes into {@link ApiClientError}. */
-export async function callApi(flags: ClientFlags, path: string, init: RequestInit): Promise<Response> {
-  const config = loadClientConfig();
+/**
+ * Calls the API (at the address and with the key of the flags, else of `env`) and returns the
+ * response, turning error envelopes into {@link ApiClientError}.
+ */
+export async function callApi(flags: ClientFlags, path: string, init: RequestInit, env: Env): Promise<Response> {
+  const config = loadClientConfig(env);
   const baseUrl = (flags.url ?? config.baseUrl).replace(/\/+$/, '');
   const key = flags.key ?? config.apiKey;
   if (!key) throw new UsageError('an API key is needed: pass --key or set SPRACHROHR_API_KEY');

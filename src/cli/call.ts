@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CallBody, CallOrderBody } from '../api/call-schemas.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS, type ClientFlags } from './api-client.js';
+import { processIo, type CommandIo } from './command-io.js';
 import { CommandFailure } from './command-failure.js';
 import { UsageError } from './usage-error.js';
 
@@ -73,23 +74,23 @@ function describe(call: CallBody): string {
 }
 
 /** Follows the call until it is over, writing each change of state to stderr. */
-async function follow(flags: ClientFlags, first: CallBody): Promise<CallBody> {
+async function follow(flags: ClientFlags, first: CallBody, io: CommandIo): Promise<CallBody> {
   let call = first;
   let shown = '';
   for (;;) {
     const line = describe(call);
     if (line !== shown) {
-      process.stderr.write(`${call.id}  ${line}\n`);
+      io.stderr.write(`${call.id}  ${line}\n`);
       shown = line;
     }
     if (call.state === 'completed' || call.state === 'failed') return call;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    call = (await (await callApi(flags, `/calls/${call.id}`, { method: 'GET' })).json()) as CallBody;
+    call = (await (await callApi(flags, `/calls/${call.id}`, { method: 'GET' }, io.env)).json()) as CallBody;
   }
 }
 
-/** Runs `sprachrohr call`. */
-export async function callCommand(argv: string[]): Promise<string> {
+/** Runs `sprachrohr call` (with the process's streams and environment unless given others). */
+export async function callCommand(argv: string[], io: CommandIo = processIo()): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -109,14 +110,19 @@ export async function callCommand(argv: string[]): Promise<string> {
   const [to, ...extra] = positionals;
   if (!to) throw new UsageError('give the number or SIP URI to call');
   if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}`);
-  const response = await callApi(values, '/calls', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(orderOf(to, values)),
-  });
+  const response = await callApi(
+    values,
+    '/calls',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(orderOf(to, values)),
+    },
+    io.env,
+  );
   const placed = (await response.json()) as CallBody;
   if (values['no-wait']) return values.json ? JSON.stringify(placed, null, 2) : placed.id;
-  const over = await follow(values, placed);
+  const over = await follow(values, placed, io);
   if (over.state === 'failed') throw new CommandFailure(`the call to ${over.to} ${describe(over)}`);
   return values.json ? JSON.stringify(over, null, 2) : `${over.id}  ${describe(over)}`;
 }

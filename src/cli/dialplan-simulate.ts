@@ -13,12 +13,13 @@ import { checkDialplan, DialplanError, Dialplans } from '../dialplan/dialplan-lo
 import { runRoute } from '../dialplan/run-route.js';
 import { SimulatedCall, type SimulatedTarget } from '../dialplan/simulation/simulated-call.js';
 import { CommandFailure } from './command-failure.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 const TARGETS: readonly SimulatedTarget[] = ['answer', 'busy', 'no-answer', 'refuse'];
 
-/** Runs `sprachrohr dialplan simulate FILE …`; prints as the call goes and returns ''. */
-export async function simulateCommand(argv: string[], input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+/** Runs `sprachrohr dialplan simulate FILE …`; the caller's lines come from `io.stdin`; prints as the call goes and returns ''. */
+export async function simulateCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -53,16 +54,16 @@ export async function simulateCommand(argv: string[], input: NodeJS.ReadableStre
     throw new CommandFailure(
       `no route of ${file} takes the number "${values.number}"${values.trunk ? ` from the trunk ${values.trunk}` : ''} (give one with --number)`,
     );
-  const lines = readline.createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const lines = readline.createInterface({ input: io.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const call = new SimulatedCall(
     route,
-    { caller: values.caller, called: values.number, at, target: values.transfer as SimulatedTarget, webhookSecret: loadConfig(process.env).recordings.secret },
+    { caller: values.caller, called: values.number, at, target: values.transfer as SimulatedTarget, webhookSecret: loadConfig(io.env).recordings.secret },
     {
       readLine: async () => {
         const next = await lines.next();
         return next.done ? null : next.value;
       },
-      print: (line) => void process.stdout.write(`${line}\n`),
+      print: (line) => void io.stdout.write(`${line}\n`),
     },
     createDialectRenderer(),
     pino({ level: 'silent' }),

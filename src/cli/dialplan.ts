@@ -4,6 +4,7 @@ import { checkDialplan, describeRoute, DialplanError, routeKey } from '../dialpl
 import { checkTrunks, isTrunkFile } from '../telephony/trunks/trunk-loader.js';
 import { simulateCommand } from './dialplan-simulate.js';
 import { CommandFailure } from './command-failure.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr dialplan`. */
@@ -37,8 +38,8 @@ simulate  runs a call through the route for --number (default: the route for any
 `;
 
 /** Runs `sprachrohr dialplan`; returns what to print, or fails naming every problem. */
-export async function dialplanCommand(argv: string[]): Promise<string> {
-  if (argv[0] === 'simulate') return simulateCommand(argv.slice(1));
+export async function dialplanCommand(argv: string[], io: CommandIo): Promise<string> {
+  if (argv[0] === 'simulate') return simulateCommand(argv.slice(1), io);
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
   const [action, ...files] = positionals;
   if (action !== 'check') throw new UsageError(action ? `unknown action "${action}"; the actions are check and simulate` : 'give an action: check or simulate');
@@ -58,7 +59,7 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
     }
     try {
       if (isTrunkFile(file)) {
-        const trunks = checkTrunks(file, text);
+        const trunks = checkTrunks(file, text, io.env);
         good.push(`${file}: ok (${trunks.length} trunk${trunks.length === 1 ? '' : 's'})`);
         continue;
       }
@@ -74,11 +75,11 @@ export async function dialplanCommand(argv: string[]): Promise<string> {
       problems.push(error.message);
     }
   }
-  if (warnings.length > 0) process.stderr.write(`${warnings.join('\n')}\n`);
+  if (warnings.length > 0) io.stderr.write(`${warnings.join('\n')}\n`);
   if (problems.length > 0) {
     // Problems go to standard error one per line, in the FILE:LINE:COLUMN form editors jump to.
-    if (good.length > 0) process.stdout.write(`${good.join('\n')}\n`);
-    process.stderr.write(`${problems.join('\n')}\n`);
+    if (good.length > 0) io.stdout.write(`${good.join('\n')}\n`);
+    io.stderr.write(`${problems.join('\n')}\n`);
     throw new CommandFailure(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}`);
   }
   return good.join('\n');

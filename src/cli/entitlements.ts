@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { entitlementView, type EntitlementView } from '../entitlements/entitlement-view.js';
 import type { EntitlementRequest } from '../entitlements/entitlement-service.js';
 import { openKeyStore } from '../server.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr entitlements`. */
@@ -56,7 +57,7 @@ function number(value: string | undefined, option: string): number | undefined {
 }
 
 /** Runs an `entitlements` subcommand; returns what to print. */
-export async function entitlementsCommand(argv: string[]): Promise<string> {
+export async function entitlementsCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -76,7 +77,7 @@ export async function entitlementsCommand(argv: string[]): Promise<string> {
   if ((action === 'add' || action === 'list') && !values.account) throw new UsageError(`entitlements ${action} needs --account NAME`);
   if ((action === 'top-up' || action === 'remove') && !/^\d+$/.test(id ?? ''))
     throw new UsageError(`entitlements ${action} needs the entitlement's ID (a number; see entitlements list)`);
-  const { store, accounts, entitlements } = openKeyStore(loadConfig());
+  const { store, accounts, entitlements } = openKeyStore(loadConfig(io.env));
   try {
     switch (action) {
       case 'add': {

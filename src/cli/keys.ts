@@ -3,6 +3,7 @@ import { KeyManagementError } from '../auth/key-service.js';
 import { loadConfig } from '../config.js';
 import { openKeyStore } from '../server.js';
 import type { ApiKeyRecord } from '../store/store.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr keys`. */
@@ -48,7 +49,7 @@ function describe(record: ApiKeyRecord, account: string): object {
 }
 
 /** Runs a `keys` subcommand; returns what to print. */
-export async function keysCommand(argv: string[]): Promise<string> {
+export async function keysCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -64,10 +65,10 @@ export async function keysCommand(argv: string[]): Promise<string> {
   if (!action) throw new UsageError('name a subcommand: create, list, revoke or rotate');
   if (values.env !== 'live' && values.env !== 'sandbox') throw new UsageError(`--env must be live or sandbox, not ${values.env}`);
   const environment = values.env;
-  const { store, keys, accounts } = openKeyStore(loadConfig());
-  const accountNames = new Map((await accounts.list()).map((account) => [account.id, account.name]));
-  const describeKey = (record: ApiKeyRecord) => describe(record, accountNames.get(record.accountId) ?? record.accountId);
+  const { store, keys, accounts } = openKeyStore(loadConfig(io.env));
   try {
+    const accountNames = new Map((await accounts.list()).map((account) => [account.id, account.name]));
+    const describeKey = (record: ApiKeyRecord) => describe(record, accountNames.get(record.accountId) ?? record.accountId);
     switch (action) {
       case 'create': {
         if (!values.name) throw new UsageError('keys create needs --name');

@@ -9,6 +9,7 @@ import { probeModels } from '../../engine/models/load-probe.js';
 import { LANGUAGES } from '../catalog/languages.js';
 import { loadConfig } from '../config.js';
 import { CommandFailure } from './command-failure.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr models`. */
@@ -86,13 +87,13 @@ async function verify(modelsDir: string, names: readonly string[], load: boolean
   return lines.join('\n');
 }
 
-async function pull(modelsDir: string, catalog: readonly CatalogModel[], name: string, force: boolean): Promise<string> {
+async function pull(modelsDir: string, catalog: readonly CatalogModel[], name: string, force: boolean, progress: NodeJS.WritableStream): Promise<string> {
   const entry = catalog.find((model) => model.name === name);
   if (!entry) throw new UsageError(`"${name}" is not in the catalog; "sprachrohr models list" shows it`);
   // The bar goes to stderr, so stdout keeps only the result; without a terminal it prints
   // a line now and then instead of redrawing.
   const bar = new SingleBar({
-    stream: process.stderr,
+    stream: progress,
     format: `${name} [{bar}] {percentage}% {received}/{size}`,
     noTTYOutput: true,
     notTTYSchedule: 2000,
@@ -124,14 +125,14 @@ async function pull(modelsDir: string, catalog: readonly CatalogModel[], name: s
 }
 
 /** Runs `sprachrohr models`; returns what to print. */
-export async function modelsCommand(argv: string[]): Promise<string> {
+export async function modelsCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: { force: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false } },
   });
   const [action, ...names] = positionals;
-  const config = loadConfig(process.env);
+  const config = loadConfig(io.env);
   try {
     switch (action) {
       case 'list':
@@ -141,7 +142,7 @@ export async function modelsCommand(argv: string[]): Promise<string> {
         return await verify(config.modelsDir, names, !values['no-load']);
       case 'pull':
         if (names.length !== 1) throw new UsageError('pull takes one model name');
-        return await pull(config.modelsDir, await loadModelCatalog(config.modelCatalog), names[0]!, values.force);
+        return await pull(config.modelsDir, await loadModelCatalog(config.modelCatalog), names[0]!, values.force, io.stderr);
       default:
         throw new UsageError(action ? `unknown action "${action}" (list, verify or pull)` : 'give an action: list, verify or pull');
     }

@@ -4,12 +4,13 @@
  */
 import WebSocket from 'ws';
 import { loadClientConfig } from '../config.js';
+import type { Env } from '../config-values.js';
 import { ApiClientError, type ClientFlags } from './api-client.js';
 import { UsageError } from './usage-error.js';
 
-/** Opens `path` (`/tts/stream`, `/stt/stream`) as a WebSocket session. */
-export function openRealtime(flags: ClientFlags, path: string): Promise<WebSocket> {
-  const config = loadClientConfig();
+/** Opens `path` (`/tts/stream`, `/stt/stream`) as a WebSocket session (address and key: the flags', else `env`'s). */
+export function openRealtime(flags: ClientFlags, path: string, env: Env): Promise<WebSocket> {
+  const config = loadClientConfig(env);
   const baseUrl = (flags.url ?? config.baseUrl).replace(/\/+$/, '');
   const key = flags.key ?? config.apiKey;
   if (!key) throw new UsageError('an API key is needed: pass --key or set SPRACHROHR_API_KEY');

@@ -1,4 +1,5 @@
 import { CONFIG_VARIABLES, loadConfig } from '../config.js';
+import type { Env } from '../config-values.js';
 import { createLogger } from '../log.js';
 import { startServer } from '../server.js';
 
@@ -15,9 +16,9 @@ Environment:
 ${CONFIG_VARIABLES.map(([name, meaning]) => `  ${name.padEnd(40)} ${meaning}`).join('\n')}
 `;
 
-/** Runs the service until SIGTERM/SIGINT. */
-export async function serve(): Promise<void> {
-  const config = loadConfig();
+/** Runs the service, configured by `env`, until SIGTERM/SIGINT. */
+export async function serve(env: Env): Promise<void> {
+  const config = loadConfig(env);
   const logger = createLogger(config);
   const server = await startServer(config, logger);
   // Parallel garbage-collector helpers compete with the synthesis workers for cores and

@@ -9,6 +9,7 @@ import { ApiError } from '../api/errors.js';
 import { parseVocabulary } from '../speech/recognition-request.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS, type ClientFlags } from './api-client.js';
 import { errorFrameToError, openRealtime } from './realtime-client.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr stt`. */
@@ -31,7 +32,7 @@ With --stream, one line per partial ("~ [lang] text") and final ("= [lang] text"
 `;
 
 /** Runs `sprachrohr stt`; returns what to print. */
-export async function sttCommand(argv: string[]): Promise<string> {
+export async function sttCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -51,12 +52,12 @@ export async function sttCommand(argv: string[]): Promise<string> {
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  if (values.stream) return streamStt(bytes, values);
+  if (values.stream) return streamStt(bytes, values, io);
   const form = new FormData();
   form.append('audio', new Blob([bytes]), path.basename(file));
   if (values.lang) form.append('lang', values.lang);
   if (values.vocabulary) form.append('vocabulary', values.vocabulary);
-  const response = await callApi(values, '/stt', { method: 'POST', body: form });
+  const response = await callApi(values, '/stt', { method: 'POST', body: form }, io.env);
   return JSON.stringify(await response.json(), null, 2);
 }
 
@@ -84,6 +85,7 @@ async function toStreamAudio(bytes: Buffer): Promise<Int16Array> {
 async function streamStt(
   bytes: Buffer,
   values: { lang?: string | undefined; vocabulary?: string | undefined; fast?: boolean | undefined } & ClientFlags,
+  io: CommandIo,
 ): Promise<string> {
   const audio = await toStreamAudio(bytes);
   let vocabulary: string[];
@@ -93,15 +95,15 @@ async function streamStt(
     if (error instanceof ApiError) throw new UsageError(`--vocabulary: ${error.detail ?? error.message}`);
     throw error;
   }
-  const socket = await openRealtime(values, '/stt/stream');
+  const socket = await openRealtime(values, '/stt/stream', io.env);
   const finals: string[] = [];
   const done = new Promise<void>((resolve, reject) => {
     socket.on('message', (data: Buffer) => {
       const frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
-      if (frame['type'] === 'transcript.partial') process.stdout.write(`~ [${String(frame['lang'])}] ${String(frame['text'])}\n`);
+      if (frame['type'] === 'transcript.partial') io.stdout.write(`~ [${String(frame['lang'])}] ${String(frame['text'])}\n`);
       else if (frame['type'] === 'transcript.final') {
         finals.push(String(frame['text']));
-        process.stdout.write(`= [${String(frame['lang'])}] ${String(frame['text'])}\n`);
+        io.stdout.write(`= [${String(frame['lang'])}] ${String(frame['text'])}\n`);
       } else if (frame['type'] === 'error') reject(errorFrameToError(frame));
       else if (frame['type'] === 'session.complete') resolve();
     });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { TrunkList } from '../api/trunk-schemas.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS } from './api-client.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr trunks`. */
@@ -35,12 +36,12 @@ function lineOf(trunk: TrunkList['trunks'][number]): string {
 }
 
 /** Runs `sprachrohr trunks`. */
-export async function trunksCommand(argv: string[]): Promise<string> {
+export async function trunksCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...CLIENT_OPTIONS, json: { type: 'boolean' } } });
   const [action, ...extra] = positionals;
   if (action !== 'status') throw new UsageError(action ? `unknown action "${action}"; the action is status` : 'give an action: status');
   if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}`);
-  const response = await callApi(values, '/trunks', { method: 'GET' });
+  const response = await callApi(values, '/trunks', { method: 'GET' }, io.env);
   const body = (await response.json()) as TrunkList;
   if (values.json) return JSON.stringify(body, null, 2);
   if (body.sip === 'off') return 'calls are off on this gateway (SPRACHROHR_SIP=off): no trunks';

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { FORMATS } from '../catalog/formats.js';
 import { callApi, CLIENT_HELP, CLIENT_OPTIONS, type ClientFlags } from './api-client.js';
 import { errorFrameToError, openRealtime } from './realtime-client.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr tts`. */
@@ -43,7 +44,7 @@ function formatFromExtension(file: string): string | undefined {
 }
 
 /** Runs `sprachrohr tts`; returns what to print. */
-export async function ttsCommand(argv: string[]): Promise<string> {
+export async function ttsCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -63,15 +64,20 @@ export async function ttsCommand(argv: string[]): Promise<string> {
     },
   });
   if (!values.out) throw new UsageError('--out FILE is required');
-  if (values.stream) return streamTts(values);
+  if (values.stream) return streamTts(values, io);
   if ((values.text === undefined) === (values.in === undefined)) throw new UsageError('give exactly one of --text or --in');
-  const text = values.text ?? (values.in === '-' ? await readStdin() : await fs.readFile(values.in!, 'utf8'));
+  const text = values.text ?? (values.in === '-' ? await readStdin(io.stdin) : await fs.readFile(values.in!, 'utf8'));
   const body: Record<string, unknown> = { text, ...requestFields(values, 'mp3') };
-  const response = await callApi(values, '/tts', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const response = await callApi(
+    values,
+    '/tts',
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    io.env,
+  );
   const audio = Buffer.from(await response.arrayBuffer());
   await fs.writeFile(values.out, audio);
   const duration = response.headers.get('x-speech-audio-duration');
@@ -99,12 +105,12 @@ function requestFields(values: Record<string, string | boolean | undefined>, def
 }
 
 /** `tts --stream`: a realtime session; audio goes to the file as its frames arrive. */
-async function streamTts(values: Record<string, string | boolean | undefined> & ClientFlags): Promise<string> {
+async function streamTts(values: Record<string, string | boolean | undefined> & ClientFlags, io: CommandIo): Promise<string> {
   if ((values['text'] === undefined) === (values['in'] === undefined)) throw new UsageError('give exactly one of --text or --in');
   const fields = Object.fromEntries(Object.entries(requestFields(values, 'pcm16')).filter(([, value]) => value !== undefined));
   const out = values['out'] as string;
-  const sink = out === '-' ? process.stdout : createWriteStream(out);
-  const socket = await openRealtime(values, '/tts/stream');
+  const sink = out === '-' ? io.stdout : createWriteStream(out);
+  const socket = await openRealtime(values, '/tts/stream', io.env);
   const started = performance.now();
   let firstAudioMs: number | null = null;
   let bytes = 0;
@@ -128,23 +134,23 @@ async function streamTts(values: Record<string, string | boolean | undefined> & 
     socket.send(JSON.stringify({ type: 'text.append', text: values['text'] }));
   } else if (values['in'] === '-') {
     // Each line goes out as soon as it is read, as a language model's output would.
-    for await (const line of createInterface({ input: process.stdin })) socket.send(JSON.stringify({ type: 'text.append', text: `${line}\n` }));
+    for await (const line of createInterface({ input: io.stdin })) socket.send(JSON.stringify({ type: 'text.append', text: `${line}\n` }));
   } else {
     socket.send(JSON.stringify({ type: 'text.append', text: await fs.readFile(values['in'] as string, 'utf8') }));
   }
   socket.send(JSON.stringify({ type: 'session.end' }));
   const complete = await finished;
-  if (sink !== process.stdout) await new Promise<void>((resolve) => (sink as WriteStream).end(resolve));
+  if (sink !== io.stdout) await new Promise<void>((resolve) => (sink as WriteStream).end(resolve));
   const first = firstAudioMs === null ? 'no audio' : `first audio after ${Math.round(firstAudioMs)} ms`;
   const report = `Streamed ${bytes} bytes of ${String(fields['format'])} (${String(complete['duration_seconds'])} s in ${String(complete['frames'])} frames, ${first})${out === '-' ? '' : ` to ${out}`}`;
   if (out !== '-') return report;
   // The audio went to stdout: the report goes to stderr.
-  process.stderr.write(`${report}\n`);
+  io.stderr.write(`${report}\n`);
   return '';
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -7,6 +7,7 @@ import { billableSeconds, usageReport } from '../usage/usage-report.js';
 import { InvalidWindowError, usageWindow } from '../usage/usage-window.js';
 import { entitlementView } from '../entitlements/entitlement-view.js';
 import { describeLine } from './entitlements.js';
+import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
 /** Help text of `sprachrohr usage`. */
@@ -39,7 +40,7 @@ function csvOf(rows: readonly UsageSummaryRow[]): string {
 }
 
 /** Runs `sprachrohr usage`; returns what to print. */
-export async function usageCommand(argv: string[]): Promise<string> {
+export async function usageCommand(argv: string[], io: CommandIo): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -54,7 +55,7 @@ export async function usageCommand(argv: string[]): Promise<string> {
     if (error instanceof InvalidWindowError) throw new UsageError(error.message);
     throw error;
   }
-  const { store, accounts } = openKeyStore(loadConfig());
+  const { store, accounts } = openKeyStore(loadConfig(io.env));
   try {
     const account = await accounts.byName(values.account);
     const rows = await store.usage.summary(account.id, window.from.toISOString(), window.to.toISOString());
