@@ -1,10 +1,19 @@
+/**
+ * The `sprachrohr` command: help, dialect, keys, accounts, entitlements, usage, and tts/stt
+ * against a running `serve`. Most invocations run in this process (`runCliInProcess`: the
+ * dispatch, output and exit status of the installed command, without a process start each).
+ * These run the built command in a process of its own, as the process boundary is what they
+ * test: `--help` and an unknown command (the exit status the shell sees, 0 and 2), `serve`
+ * (listening, shutdown on SIGTERM, its exit status), and `tts --stream --in - --out -` (lines
+ * read from a real pipe, the audio written to the real standard output).
+ */
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toneWav } from '../helpers/audio-fixtures.js';
-import { runCli, startServe } from '../helpers/cli.js';
+import { runCli, runCliInProcess, startServe } from '../helpers/cli.js';
 import { probeAudio } from '../helpers/ffmpeg.js';
 
 let dir: string;
@@ -18,19 +27,21 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 describe('sprachrohr help', () => {
   it('explains every command', async () => {
     for (const command of ['serve', 'keys', 'accounts', 'entitlements', 'usage', 'tts', 'stt', 'dialect', 'dialplan', 'models']) {
-      const result = await runCli([command, '--help']);
+      const result = await runCliInProcess([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`sprachrohr ${command}`);
       expect(result.stdout).toMatch(/Usage/);
     }
-    expect((await runCli(['--help'])).stdout).toMatch(/serve .*\n.*keys/);
+    const main = await runCli(['--help']);
+    expect(main.code).toBe(0);
+    expect(main.stdout).toMatch(/serve .*\n.*keys/);
     const unknown = await runCli(['dance']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "dance"');
   });
 
   it('names the bad variable and exits without a stack trace', async () => {
-    const result = await runCli(['serve'], { ...env, SPRACHROHR_PORT: 'eighty' });
+    const result = await runCliInProcess(['serve'], { ...env, SPRACHROHR_PORT: 'eighty' });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('SPRACHROHR_PORT: must be a whole number');
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -39,16 +50,16 @@ describe('sprachrohr help', () => {
 
 describe('sprachrohr dialect', () => {
   it('prints the rendering of each text', async () => {
-    const result = await runCli(['dialect', '--dialect', 'bern', 'Guten Tag, drücken Sie die Eins.', 'Das kostet CHF 12.50.']);
+    const result = await runCliInProcess(['dialect', '--dialect', 'bern', 'Guten Tag, drücken Sie die Eins.', 'Das kostet CHF 12.50.']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Grüessech, drücket d Eis.\nDas choschtet zwöuf Franke füfzg.\n');
-    const bad = await runCli(['dialect', '--dialect', 'mars', 'x']);
+    const bad = await runCliInProcess(['dialect', '--dialect', 'mars', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--dialect must be one of standard, zurich, bern');
   });
 
   it('prints the pronunciation in IPA with --ipa', async () => {
-    const result = await runCli(['dialect', '--dialect', 'zurich', '--ipa', 'Guten Tag, drücken Sie die Eins. Mail an info@sbb.ch']);
+    const result = await runCliInProcess(['dialect', '--dialect', 'zurich', '--ipa', 'Guten Tag, drücken Sie die Eins. Mail an info@sbb.ch']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('Grüezi, drücked Si d Eis. Mail an info@sbb.ch\n/ˈɡryətsɪ/, /ˈdrʏkəd/ /sɪ/ /ˈdei̯s/. /mei̯l/ /an/ [info@sbb.ch]\n');
   });
@@ -56,81 +67,81 @@ describe('sprachrohr dialect', () => {
 
 describe('sprachrohr keys', () => {
   it('creates, lists, rotates and revokes keys in the data folder', async () => {
-    const created = JSON.parse((await runCli(['keys', 'create', '--name', 'hotline', '--env', 'live', '--json'], env)).stdout);
+    const created = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'hotline', '--env', 'live', '--json'], env)).stdout);
     expect(created.key).toMatch(/^sv_[A-Za-z0-9]{32}$/);
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout);
+    const listed = JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout);
     expect(listed).toEqual([expect.objectContaining({ id: created.id, name: 'hotline', environment: 'live', state: 'active' })]);
     expect(JSON.stringify(listed)).not.toContain(created.key);
-    const plain = await runCli(['keys', 'list'], env);
+    const plain = await runCliInProcess(['keys', 'list'], env);
     expect(plain.stdout).toContain(created.id);
-    const rotated = JSON.parse((await runCli(['keys', 'rotate', created.id, '--json'], env)).stdout);
+    const rotated = JSON.parse((await runCliInProcess(['keys', 'rotate', created.id, '--json'], env)).stdout);
     expect(rotated.old.state).toMatch(/^superseded, stops /);
     expect(rotated.new.key).toMatch(/^sv_/);
-    const ended = await runCli(['keys', 'rotate', '--end-overlap', created.id], env);
+    const ended = await runCliInProcess(['keys', 'rotate', '--end-overlap', created.id], env);
     expect(ended.code).toBe(0);
     expect(ended.stdout).toContain('Ended the overlap');
-    const revoked = await runCli(['keys', 'revoke', rotated.new.id], env);
+    const revoked = await runCliInProcess(['keys', 'revoke', rotated.new.id], env);
     expect(revoked.stdout).toContain(`Revoked ${rotated.new.id}`);
-    const again = await runCli(['keys', 'revoke', rotated.new.id], env);
+    const again = await runCliInProcess(['keys', 'revoke', rotated.new.id], env);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already revoked');
-    const missing = await runCli(['keys', 'create'], env);
+    const missing = await runCliInProcess(['keys', 'create'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--name');
-    const badEnv = await runCli(['keys', 'create', '--name', 'x', '--env', 'staging'], env);
+    const badEnv = await runCliInProcess(['keys', 'create', '--name', 'x', '--env', 'staging'], env);
     expect(badEnv.stderr).toContain('--env must be live or sandbox');
   });
 });
 
 describe('sprachrohr accounts', () => {
   it('makes accounts that keys join, shows their keys and webhook secret, and rotates it', async () => {
-    const created = await runCli(['accounts', 'create', 'zurich-utility', '--email', 'ops@example.ch', '--json'], env);
+    const created = await runCliInProcess(['accounts', 'create', 'zurich-utility', '--email', 'ops@example.ch', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const account = JSON.parse(created.stdout);
     expect(account).toMatchObject({ name: 'zurich-utility', emails: ['ops@example.ch'], keys: [], id: expect.stringMatching(/^acct_/) });
     expect(account.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
-    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'ivr', '--env', 'live', '--account', 'zurich-utility', '--json'], env)).stdout);
+    const key = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'ivr', '--env', 'live', '--account', 'zurich-utility', '--json'], env)).stdout);
     expect(key.account).toBe('zurich-utility');
-    const unassigned = JSON.parse((await runCli(['keys', 'create', '--name', 'lab', '--json'], env)).stdout);
+    const unassigned = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'lab', '--json'], env)).stdout);
     expect(unassigned.account).toBe('default');
-    const shown = JSON.parse((await runCli(['accounts', 'show', 'zurich-utility', '--json'], env)).stdout);
+    const shown = JSON.parse((await runCliInProcess(['accounts', 'show', 'zurich-utility', '--json'], env)).stdout);
     expect(shown.keys).toEqual([{ id: key.id, name: 'ivr', environment: 'live' }]);
     expect(shown.webhook_secret).toBe(account.webhook_secret);
     // Without --json the secret stays off the screen.
-    const plain = await runCli(['accounts', 'show', 'zurich-utility'], env);
+    const plain = await runCliInProcess(['accounts', 'show', 'zurich-utility'], env);
     expect(plain.stdout).toContain(key.id);
     expect(plain.stdout).not.toContain(account.webhook_secret);
-    const rotated = JSON.parse((await runCli(['accounts', 'rotate-secret', 'zurich-utility', '--json'], env)).stdout);
+    const rotated = JSON.parse((await runCliInProcess(['accounts', 'rotate-secret', 'zurich-utility', '--json'], env)).stdout);
     expect(rotated.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
     expect(rotated.webhook_secret).not.toBe(account.webhook_secret);
-    expect((await runCli(['accounts', 'set-emails', 'zurich-utility'], env)).stdout).toContain('go to: nobody');
-    const listed = JSON.parse((await runCli(['accounts', 'list', '--json'], env)).stdout) as Array<{ name: string; webhook_secret?: string }>;
+    expect((await runCliInProcess(['accounts', 'set-emails', 'zurich-utility'], env)).stdout).toContain('go to: nobody');
+    const listed = JSON.parse((await runCliInProcess(['accounts', 'list', '--json'], env)).stdout) as Array<{ name: string; webhook_secret?: string }>;
     expect(listed.map((entry) => entry.name)).toEqual(['default', 'zurich-utility']);
     expect(listed.every((entry) => entry.webhook_secret === undefined)).toBe(true);
   });
 
   it('gives a new account its evaluation allowance, and manages entitlements', async () => {
-    const created = JSON.parse((await runCli(['accounts', 'create', 'bern-shop', '--json'], env)).stdout);
+    const created = JSON.parse((await runCliInProcess(['accounts', 'create', 'bern-shop', '--json'], env)).stdout);
     expect(created.entitlements).toEqual([
       expect.objectContaining({ kind: 'evaluation', direction: 'any', granted_seconds: 3600, used_seconds: 0, remaining_seconds: 3600, enforcement: 'hard' }),
     ]);
-    const bare = JSON.parse((await runCli(['accounts', 'create', 'own-use', '--no-evaluation', '--json'], env)).stdout);
+    const bare = JSON.parse((await runCliInProcess(['accounts', 'create', 'own-use', '--no-evaluation', '--json'], env)).stdout);
     expect(bare.entitlements).toEqual([]);
-    const added = await runCli(
+    const added = await runCliInProcess(
       ['entitlements', 'add', '--account', 'bern-shop', '--kind', 'credit', '--direction', 'tts', '--credits', '500', '--valid-until', '2099-12-31', '--json'],
       env,
     );
     expect(added.code, added.stderr).toBe(0);
     const credit = JSON.parse(added.stdout);
     expect(credit).toMatchObject({ kind: 'credit', direction: 'tts', unit: 'credits', granted_credits: 500, valid_until: '2100-01-01T00:00:00.000Z' });
-    const toppedUp = await runCli(['entitlements', 'top-up', String(credit.id), '--credits', '250'], env);
+    const toppedUp = await runCliInProcess(['entitlements', 'top-up', String(credit.id), '--credits', '250'], env);
     expect(toppedUp.stdout).toMatch(/0 of 750 credits used/);
-    const listed = JSON.parse((await runCli(['entitlements', 'list', '--account', 'bern-shop', '--json'], env)).stdout);
+    const listed = JSON.parse((await runCliInProcess(['entitlements', 'list', '--account', 'bern-shop', '--json'], env)).stdout);
     expect(listed.map((entry: { kind: string }) => entry.kind)).toEqual(['evaluation', 'credit']);
-    expect((await runCli(['entitlements', 'remove', String(listed[0].id)], env)).stdout).toContain(`Removed entitlement #${listed[0].id}`);
-    expect((await runCli(['entitlements', 'list', '--account', 'bern-shop'], env)).stdout).toMatch(/^#\d+ +credit +tts +hard +0 of 750 credits used/);
-    expect((await runCli(['usage', '--account', 'bern-shop'], env)).stdout).toMatch(/entitlements now:\n +#\d+ +credit/);
-    expect((await runCli(['entitlements', 'list', '--account', 'own-use'], env)).stdout).toContain('no entitlements: its use is not capped');
+    expect((await runCliInProcess(['entitlements', 'remove', String(listed[0].id)], env)).stdout).toContain(`Removed entitlement #${listed[0].id}`);
+    expect((await runCliInProcess(['entitlements', 'list', '--account', 'bern-shop'], env)).stdout).toMatch(/^#\d+ +credit +tts +hard +0 of 750 credits used/);
+    expect((await runCliInProcess(['usage', '--account', 'bern-shop'], env)).stdout).toMatch(/entitlements now:\n +#\d+ +credit/);
+    expect((await runCliInProcess(['entitlements', 'list', '--account', 'own-use'], env)).stdout).toContain('no entitlements: its use is not capped');
   });
 
   const refusals: Array<[string, string[], RegExp]> = [
@@ -161,7 +172,7 @@ describe('sprachrohr accounts', () => {
   ];
   for (const [what, argv, message] of refusals)
     it(`refuses ${what} (exit 2)`, async () => {
-      const result = await runCli(argv, env);
+      const result = await runCliInProcess(argv, env);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
     });
@@ -169,27 +180,27 @@ describe('sprachrohr accounts', () => {
 
 describe('sprachrohr serve, tts and stt', () => {
   it('serves the API; tts writes audio and stt prints a transcript', async () => {
-    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'cli', '--json'], env)).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'cli', '--json'], env)).stdout).key as string;
     const server = await startServe(env);
     let synthesisedSeconds = 0;
     try {
       const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
       const wav = path.join(dir, 'hello.wav');
-      const tts = await runCli(['tts', '--text', 'Grüezi mitenand', '--out', wav, '--rate', '16000'], client);
+      const tts = await runCliInProcess(['tts', '--text', 'Grüezi mitenand', '--out', wav, '--rate', '16000'], client);
       expect(tts.code, tts.stderr).toBe(0);
       expect(tts.stdout).toMatch(/Wrote \d+ bytes of wav .*sandbox/);
       const probe = await probeAudio(await fs.readFile(wav));
       expect(probe).toMatchObject({ codec: 'pcm_s16le', sampleRateHz: 16000 });
       synthesisedSeconds = probe.decodedSeconds;
-      const stt = await runCli(['stt', wav, '--lang', 'de-CH-bern'], client);
+      const stt = await runCliInProcess(['stt', wav, '--lang', 'de-CH-bern'], client);
       expect(stt.code, stt.stderr).toBe(0);
       const transcript = JSON.parse(stt.stdout);
       expect(transcript.lang).toBe('de-CH-bern');
       expect(transcript.duration_s).toBeCloseTo(probe.decodedSeconds, 2);
-      const refused = await runCli(['tts', '--text', 'x', '--out', path.join(dir, 'x.mp3'), '--speed', '9'], client);
+      const refused = await runCliInProcess(['tts', '--text', 'x', '--out', path.join(dir, 'x.mp3'), '--speed', '9'], client);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('tts.invalid_speed (400)');
-      const noKey = await runCli(['stt', wav], { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: '' });
+      const noKey = await runCliInProcess(['stt', wav], { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: '' });
       expect(noKey.code).toBe(2);
       expect(noKey.stderr).toContain('an API key is needed');
     } finally {
@@ -197,11 +208,11 @@ describe('sprachrohr serve, tts and stt', () => {
       expect(await server.exited).toBe(0);
     }
     // The two that succeeded are in the ledger, as sandbox traffic of the key's account; the refused one is not.
-    const report = await runCli(['usage', '--account', 'default'], env);
+    const report = await runCliInProcess(['usage', '--account', 'default'], env);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/^tts {8}batch {12}0 +0\.000 +0$/m);
     expect(report.stdout).toMatch(/sandbox \(never billed\): 2 requests, [\d.]+ s of audio/);
-    const csv = (await runCli(['usage', '--account', 'default', '--csv'], env)).stdout.trim().split('\n');
+    const csv = (await runCliInProcess(['usage', '--account', 'default', '--csv'], env)).stdout.trim().split('\n');
     const today = new Date().toISOString().slice(0, 10);
     expect(csv[0]).toBe('date,environment,direction,mode,requests,audio_seconds,billable_seconds');
     expect(csv.slice(1).map((line) => line.split(',').slice(0, 5).join(','))).toEqual([`${today},sandbox,stt,batch,1`, `${today},sandbox,tts,batch,1`]);
@@ -209,16 +220,16 @@ describe('sprachrohr serve, tts and stt', () => {
   });
 
   it('streams synthesis and recognition through the realtime endpoints (--stream)', async () => {
-    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'stream', '--json'], env)).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'stream', '--json'], env)).stdout).key as string;
     const server = await startServe(env);
     try {
       const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
       const streamed = path.join(dir, 'streamed.pcm');
-      const tts = await runCli(['tts', '--stream', '--text', 'Grüezi mitenand.', '--out', streamed, '--rate', '16000'], client);
+      const tts = await runCliInProcess(['tts', '--stream', '--text', 'Grüezi mitenand.', '--out', streamed, '--rate', '16000'], client);
       expect(tts.code, tts.stderr).toBe(0);
       expect(tts.stdout).toMatch(/Streamed \d+ bytes of pcm16 \([\d.]+ s in \d+ frames, first audio after \d+ ms\) to /);
       const batch = path.join(dir, 'batch.pcm');
-      expect((await runCli(['tts', '--text', 'Grüezi mitenand.', '--out', batch, '--format', 'pcm16', '--rate', '16000'], client)).code).toBe(0);
+      expect((await runCliInProcess(['tts', '--text', 'Grüezi mitenand.', '--out', batch, '--format', 'pcm16', '--rate', '16000'], client)).code).toBe(0);
       expect((await fs.readFile(streamed)).equals(await fs.readFile(batch))).toBe(true);
       // Lines from standard input go out as they are read; the audio can go to stdout.
       const piped = await runCli(['tts', '--stream', '--in', '-', '--out', '-', '--format', 'mulaw', '--rate', '8000'], client, 'Grüezi.\nWie gaht s?\n');
@@ -227,13 +238,13 @@ describe('sprachrohr serve, tts and stt', () => {
       expect(piped.stderr).toMatch(/Streamed \d+ bytes of mulaw/);
 
       const wav = path.join(dir, 'streamed.wav');
-      expect((await runCli(['tts', '--text', 'Hallo zäme. Wie gaht s?', '--out', wav, '--rate', '16000'], client)).code).toBe(0);
-      const stt = await runCli(['stt', '--stream', wav, '--fast', '--lang', 'de-CH'], client);
+      expect((await runCliInProcess(['tts', '--text', 'Hallo zäme. Wie gaht s?', '--out', wav, '--rate', '16000'], client)).code).toBe(0);
+      const stt = await runCliInProcess(['stt', '--stream', wav, '--fast', '--lang', 'de-CH'], client);
       expect(stt.code, stt.stderr).toBe(0);
       expect(stt.stdout).toMatch(/^= \[de-CH\] .+$/m);
       expect(stt.stdout).toMatch(/\d+ final transcripts?, [\d.]+ s of audio/);
 
-      const refused = await runCli(['tts', '--stream', '--text', 'x', '--out', path.join(dir, 'x.mp3')], client);
+      const refused = await runCliInProcess(['tts', '--stream', '--text', 'x', '--out', path.join(dir, 'x.mp3')], client);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('tts.unsupported_format: ');
       expect(refused.stderr).toContain('mp3 cannot be streamed');
@@ -244,7 +255,7 @@ describe('sprachrohr serve, tts and stt', () => {
   });
 
   it('finishes a request in flight on SIGTERM, refuses new connections, then exits', async () => {
-    const key = JSON.parse((await runCli(['keys', 'create', '--name', 'shutdown', '--json'], env)).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'shutdown', '--json'], env)).stdout).key as string;
     const server = await startServe(env);
     const url = new URL(`${server.baseUrl}/stt`);
     const boundary = 'b0undary';

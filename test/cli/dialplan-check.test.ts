@@ -1,14 +1,16 @@
 /**
  * `sprachrohr dialplan check`: the shipped dialplans pass; a broken file is named with its
  * line and column, a number routed twice across files and an unreadable file are reported,
- * and the exit status says whether everything passed.
+ * and the exit status says whether everything passed. The command runs in this process
+ * (`runCliInProcess`: the dispatch, output and exit status of the installed command); the
+ * built command's own exit status is tested in cli.test.ts.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 const SHIPPED = fileURLToPath(new URL('../../dialplans/echo.yaml', import.meta.url));
 
@@ -46,7 +48,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr dialplan check', () => {
   it('passes the shipped dialplan and a good file, with exit 0', async () => {
-    const result = await runCli(['dialplan', 'check', SHIPPED, path.join(dir, 'good.yaml')]);
+    const result = await runCliInProcess(['dialplan', 'check', SHIPPED, path.join(dir, 'good.yaml')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`${SHIPPED}: ok (1 route)`);
     expect(result.stdout).toContain('good.yaml: ok (1 route)');
@@ -55,7 +57,14 @@ describe('sprachrohr dialplan check', () => {
 
   it('names each problem as FILE:LINE:COLUMN: message and exits 1', async () => {
     const broken = path.join(dir, 'broken.yaml');
-    const result = await runCli(['dialplan', 'check', path.join(dir, 'good.yaml'), broken, path.join(dir, 'again.yaml'), path.join(dir, 'missing.yaml')]);
+    const result = await runCliInProcess([
+      'dialplan',
+      'check',
+      path.join(dir, 'good.yaml'),
+      broken,
+      path.join(dir, 'again.yaml'),
+      path.join(dir, 'missing.yaml'),
+    ]);
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines[0]).toBe(`${broken}:8:15: goto names no step: "nowhere"`);
@@ -68,15 +77,15 @@ describe('sprachrohr dialplan check', () => {
   it('warns of steps nothing reaches, and still passes the file', async () => {
     const file = path.join(dir, 'unreached.yaml');
     await fs.writeFile(file, GOOD.replace('"100"', '"300"').replace('      - hangup: {}\n', '      - hangup: {}\n      - say: { text: "Nie" }\n'));
-    const result = await runCli(['dialplan', 'check', file]);
+    const result = await runCliInProcess(['dialplan', 'check', file]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('unreached.yaml: ok (1 route)');
     expect(result.stderr.trim()).toBe(`${file}:11:9: warning: step 4 is never reached`);
   });
 
   it('refuses a missing action or file list with usage help', async () => {
-    expect((await runCli(['dialplan'])).code).toBe(2);
-    expect((await runCli(['dialplan', 'check'])).stderr).toContain('give the dialplan files to check');
-    expect((await runCli(['dialplan', 'lint', 'x.yaml'])).stderr).toContain('unknown action "lint"; the actions are check and simulate');
+    expect((await runCliInProcess(['dialplan'])).code).toBe(2);
+    expect((await runCliInProcess(['dialplan', 'check'])).stderr).toContain('give the dialplan files to check');
+    expect((await runCliInProcess(['dialplan', 'lint', 'x.yaml'])).stderr).toContain('unknown action "lint"; the actions are check and simulate');
   });
 });

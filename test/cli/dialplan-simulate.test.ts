@@ -1,20 +1,23 @@
 /**
  * `sprachrohr dialplan simulate`: the shipped dialplans run in the terminal against a caller
  * typed on standard input, and print each prompt as spoken, each transfer, recording and
- * hangup; bad arguments and bad files are refused with their reason.
+ * hangup; bad arguments and bad files are refused with their reason. The command runs in this
+ * process (`runCliInProcess`: the dispatch, output and exit status of the installed command,
+ * the caller's lines on a stream of its own) except in the first case, which runs the built
+ * command with the lines piped to its real standard input.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 const WELCOME = fileURLToPath(new URL('../../dialplans/welcome-4-languages.yaml', import.meta.url));
 const HOTLINE = fileURLToPath(new URL('../../dialplans/hotline-zurich.yaml', import.meta.url));
 
-const simulate = (file: string, args: string[], input: string[]) =>
-  runCli(['dialplan', 'simulate', file, ...args], {}, input.map((line) => `${line}\n`).join(''));
+const simulate = (file: string, args: string[], input: string[], run = runCliInProcess) =>
+  run(['dialplan', 'simulate', file, ...args], {}, input.map((line) => `${line}\n`).join(''));
 const CHOICE = "< Willkomme. Für Deutsch drücke Si eis. Pour le français, tapez deux. Per l'italiano, premete tre. For English, press four.";
 
 let dir: string;
@@ -25,7 +28,7 @@ afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
 describe('sprachrohr dialplan simulate: welcome-4-languages', () => {
   it('chooses Italian by key and is transferred, busy target: says sorry in Italian', async () => {
-    const result = await simulate(WELCOME, ['--number', '0445550200', '--transfer', 'busy'], ['dtmf 3', 'dtmf 0']);
+    const result = await simulate(WELCOME, ['--number', '0445550200', '--transfer', 'busy'], ['dtmf 3', 'dtmf 0'], runCli);
     expect(result.stdout.trim().split('\n')).toEqual([
       CHOICE,
       '< Per informazioni premete uno. Per la centrale premete zero.',
@@ -67,7 +70,7 @@ describe('sprachrohr dialplan simulate: bad input', () => {
     const transfer = await simulate(WELCOME, ['--transfer', 'maybe'], []);
     expect(transfer.code).toBe(2);
     expect(transfer.stderr).toContain('--transfer must be one of answer, busy, no-answer, refuse');
-    expect((await runCli(['dialplan', 'simulate'])).code).toBe(2);
+    expect((await runCliInProcess(['dialplan', 'simulate'])).code).toBe(2);
   });
 
   it('names the problem of a bad file, a number no route takes, and a file that cannot be read', async () => {

@@ -1,7 +1,9 @@
 /**
  * `sprachrohr models` against a local HTTP server that serves fixture archives (the real
  * publishers cannot be reached from the test machines): download, checksum, unpack, install,
- * list, verify, and every way a download can go wrong.
+ * list, verify, and every way a download can go wrong. The command runs in this process
+ * (`runCliInProcess`: the dispatch, output and exit status of the installed command); the
+ * built command's own exit status is tested in cli.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,7 +16,7 @@ import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { listFiles } from '../../engine/models/model-verify.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { writeTinyVoskModel } from '../helpers/tiny-vosk-model.js';
 
 /** The files of a tiny Vosk model that libvosk really loads (read in `beforeAll`). */
@@ -128,7 +130,7 @@ async function modelsFolder(): Promise<string[]> {
 
 describe('sprachrohr models', () => {
   it('pulls a zip model with its checksum, shows progress, and records every file', async () => {
-    const result = await runCli(['models', 'pull', 'tiny-de'], env());
+    const result = await runCliInProcess(['models', 'pull', 'tiny-de'], env());
     expect(result.stderr).toContain('100%');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('installed tiny-de');
@@ -140,35 +142,35 @@ describe('sprachrohr models', () => {
     expect(Object.keys(manifest.files).sort()).toEqual(Object.keys(VOSK_FILES).sort());
     expect(manifest.files['conf/mfcc.conf']).toBe(sha256(VOSK_FILES['conf/mfcc.conf']!));
 
-    const list = await runCli(['models', 'list'], env());
+    const list = await runCliInProcess(['models', 'list'], env());
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/tiny-de {2}vosk {2}de {2}from http:\/\/127\.0\.0\.1/);
     expect(list.stdout).toContain('tiny-de [installed]');
     // The built-in catalog is still there under the operator's file.
     expect(list.stdout).toContain('vosk-model-small-de-0.15');
 
-    const again = await runCli(['models', 'pull', 'tiny-de'], env());
+    const again = await runCliInProcess(['models', 'pull', 'tiny-de'], env());
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('installed already');
-    expect((await runCli(['models', 'pull', 'tiny-de', '--force'], env())).code).toBe(0);
+    expect((await runCliInProcess(['models', 'pull', 'tiny-de', '--force'], env())).code).toBe(0);
   });
 
   it('pulls a tar.bz2 sherpa-onnx model checked by SHA-256', async () => {
-    const result = await runCli(['models', 'pull', 'tiny-ctc'], env());
+    const result = await runCliInProcess(['models', 'pull', 'tiny-ctc'], env());
     expect(result.code, result.stderr).toBe(0);
     expect(await fs.readFile(path.join(dir, 'models', 'tiny-ctc', 'tokens.txt'), 'utf8')).toContain('<blk>');
-    expect((await runCli(['models', 'list'], env())).stdout).toMatch(/tiny-ctc {2}sherpa-onnx nemo-ctc {2}en/);
+    expect((await runCliInProcess(['models', 'list'], env())).stdout).toMatch(/tiny-ctc {2}sherpa-onnx nemo-ctc {2}en/);
   });
 
   it('verifies installed models and names a file that changed or went missing', async () => {
-    expect((await runCli(['models', 'pull', 'tiny-sha', '--force'], env())).code).toBe(0);
-    const ok = await runCli(['models', 'verify', 'tiny-sha'], env());
+    expect((await runCliInProcess(['models', 'pull', 'tiny-sha', '--force'], env())).code).toBe(0);
+    const ok = await runCliInProcess(['models', 'verify', 'tiny-sha'], env());
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`tiny-sha: ok (${Object.keys(VOSK_FILES).length} files match their recorded SHA-256; loads and decodes in a separate process)`);
 
     await fs.writeFile(path.join(dir, 'models', 'tiny-sha', 'graph/words.txt'), '<eps> 0\nhallo 1\n');
     await fs.rm(path.join(dir, 'models', 'tiny-sha', 'conf/model.conf'));
-    const bad = await runCli(['models', 'verify'], env());
+    const bad = await runCliInProcess(['models', 'verify'], env());
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('tiny-sha: FAILED');
     expect(bad.stderr).toContain('graph/words.txt has changed since it was installed');
@@ -179,18 +181,18 @@ describe('sprachrohr models', () => {
     const handMade = path.join(dir, 'models', 'hand-made-de');
     await writeTinyVoskModel(handMade);
     await fs.writeFile(path.join(handMade, 'sprachrohr-model.json'), JSON.stringify({ engine: 'vosk', languages: ['de'] }));
-    expect((await runCli(['models', 'verify', 'hand-made-de'], env())).stdout).toContain(
+    expect((await runCliInProcess(['models', 'verify', 'hand-made-de'], env())).stdout).toContain(
       'hand-made-de: ok (layout complete; no recorded checksums; loads and decodes in a separate process)',
     );
     await fs.writeFile(path.join(handMade, 'am/final.mdl'), 'not a Kaldi model');
-    const damaged = await runCli(['models', 'verify', 'hand-made-de'], env());
+    const damaged = await runCliInProcess(['models', 'verify', 'hand-made-de'], env());
     expect(damaged.code).toBe(1);
     expect(damaged.stderr).toMatch(/hand-made-de: FAILED\n {2}.*hand-made-de: Vosk could not load the model/);
-    const skipped = await runCli(['models', 'verify', 'hand-made-de', '--no-load'], env());
+    const skipped = await runCliInProcess(['models', 'verify', 'hand-made-de', '--no-load'], env());
     expect(skipped.stdout).toContain('hand-made-de: ok (layout complete; no recorded checksums)');
     await fs.rm(handMade, { recursive: true });
 
-    const unknown = await runCli(['models', 'verify', 'nope'], env());
+    const unknown = await runCliInProcess(['models', 'verify', 'nope'], env());
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('not installed');
   });
@@ -205,7 +207,7 @@ describe('sprachrohr models', () => {
       ['incomplete', /does not hold the model the catalog describes: incomplete is not a Vosk model: conf\/model.conf is missing/],
     ];
     for (const [name, message] of cases) {
-      const result = await runCli(['models', 'pull', name], env());
+      const result = await runCliInProcess(['models', 'pull', name], env());
       expect(result.code, name).toBe(1);
       expect(result.stderr, name).toMatch(message);
       expect(result.stderr, name).not.toMatch(/at .*\.js:\d+/);
@@ -217,22 +219,22 @@ describe('sprachrohr models', () => {
   });
 
   it('refuses unknown names, bad actions and a broken catalog file clearly', async () => {
-    const unknown = await runCli(['models', 'pull', 'vosk-model-huge-xx'], env());
+    const unknown = await runCliInProcess(['models', 'pull', 'vosk-model-huge-xx'], env());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('"vosk-model-huge-xx" is not in the catalog');
-    const action = await runCli(['models', 'dance'], env());
+    const action = await runCliInProcess(['models', 'dance'], env());
     expect(action.code).toBe(2);
     expect(action.stderr).toContain('unknown action "dance"');
 
     const badCatalog = path.join(dir, 'bad-catalog.json');
     await fs.writeFile(badCatalog, JSON.stringify([{ name: 'x', url: `${base}/tiny.zip`, manifest: { engine: 'vosk', languages: ['de'] } }]));
-    const noChecksum = await runCli(['models', 'list'], env({ SPRACHROHR_MODEL_CATALOG: badCatalog }));
+    const noChecksum = await runCliInProcess(['models', 'list'], env({ SPRACHROHR_MODEL_CATALOG: badCatalog }));
     expect(noChecksum.code).toBe(1);
     expect(noChecksum.stderr).toContain('entry 1: needs "sha256" (64 hex digits) or "md5"');
 
     await fs.mkdir(path.join(dir, 'models', 'hand-made'), { recursive: true });
     await fs.writeFile(path.join(dir, 'models', 'hand-made', 'sprachrohr-model.json'), '{"engine":"kaldi","languages":["de"]}');
-    const badManifest = await runCli(['models', 'list'], env());
+    const badManifest = await runCliInProcess(['models', 'list'], env());
     expect(badManifest.code).toBe(1);
     expect(badManifest.stderr).toContain('hand-made/sprachrohr-model.json: "engine" must be "vosk" or "sherpa-onnx"');
     await fs.rm(path.join(dir, 'models', 'hand-made'), { recursive: true });
