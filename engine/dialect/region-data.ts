@@ -17,6 +17,11 @@ export interface RegionFile {
   readonly phrases: ReadonlyArray<readonly [string, string, string]>;
   /** Words: German (lower case, may be several words), dialect, source. */
   readonly words: ReadonlyArray<readonly [string, string, string]>;
+  /**
+   * Formal address where it differs from the third person (Bern Dir for Sie, si for sie): German
+   * (lower case), dialect, source. Used for a capitalised Sie, Ihnen, Ihr… (see `formal-address.ts`).
+   */
+  readonly formal?: ReadonlyArray<readonly [string, string, string]>;
   readonly numbers?: {
     readonly source: string;
     /** German number word → dialect number word. */
@@ -28,7 +33,7 @@ export interface RegionFile {
   readonly patterns?: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
   /** How clock times are said: hour words 1–12 and the words around them. */
   readonly time?: RegionTime & { readonly source: string };
-  /** A formal verb with "Sie" ("drücken Sie"), as a regular expression on lower-case text. */
+  /** A formal verb with "Sie" ("drücken Sie"), as a case-sensitive regular expression; $1 is the verb's stem. */
   readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
@@ -74,6 +79,8 @@ export interface RegionData {
   readonly region: string;
   readonly phrases: ReadonlyMap<string, string>;
   readonly words: ReadonlyMap<string, string>;
+  /** Formal-address forms that differ from `words` (capitalised Sie, Ihnen, Ihr…). */
+  readonly formal: ReadonlyMap<string, string>;
   readonly numbers: ReadonlyMap<string, string>;
   readonly compoundOnes: ReadonlyMap<string, string>;
   readonly patterns: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string }>;
@@ -123,6 +130,7 @@ export function regionData(region: string): RegionData {
   const files = chain(region);
   const phrases = new Map<string, string>();
   const words = new Map<string, string>();
+  const formal = new Map<string, string>();
   const numbers = new Map<string, string>();
   const compoundOnes = new Map<string, string>();
   let verbWithSie: RegionData['verbWithSie'] = null;
@@ -140,11 +148,12 @@ export function regionData(region: string): RegionData {
     rules = rules.filter((rule) => !dropped.has(rule.pattern.source));
     for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
     for (const [german, dialect] of file.words) (german.includes(' ') ? phrases : words).set(german, dialect);
+    for (const [german, dialect] of file.formal ?? []) formal.set(german, dialect);
     for (const [german, dialect] of file.numbers?.words ?? []) numbers.set(german, dialect);
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
-    if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'giu'), replace: file.verbWithSie.replace };
+    if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'gu'), replace: file.verbWithSie.replace };
     for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
     const sounds = file.sounds;
     for (const [letters, ipa] of sounds?.graphemes ?? []) graphemes.set(letters, ipa);
@@ -162,7 +171,7 @@ export function regionData(region: string): RegionData {
     unstressedWords,
     proclitics,
   };
-  data = { region, phrases, words, numbers, compoundOnes, patterns, verbWithSie, time, rules, sounds };
+  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, time, rules, sounds };
   cache.set(region, data);
   return data;
 }

@@ -1,6 +1,7 @@
 import type { DialectRenderer } from './dialect-renderer.js';
 import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
+import { formalForm, isAcronym } from './formal-address.js';
 import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
@@ -94,10 +95,11 @@ export class SwissGermanRenderer implements DialectRenderer {
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
     out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));
     out = out.replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`));
-    return out.replace(WORD_OR_FENCED, (word) => {
+    return out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
       if (word.startsWith(FENCE_OPEN)) return word.slice(1, -1);
+      if (isAcronym(word)) return word;
       const lower = word.toLowerCase();
-      const known = data.numbers.get(lower) ?? data.words.get(lower);
+      const known = data.numbers.get(lower) ?? formalForm(word, text, offset, data) ?? data.words.get(lower);
       return likeCase(word, known ?? byRules(word, data));
     });
   }

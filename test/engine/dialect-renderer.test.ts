@@ -183,3 +183,26 @@ describe('every catalog region has its own data', () => {
     expect(renderer.render('Sache', 'wallis')).toBe('Sachä');
   });
 });
+
+describe('general text', () => {
+  it('keeps abbreviations in capitals as written', () => {
+    expect(renderer.render('Die SBB und die UNO.', 'zurich')).toBe('D SBB und d UNO.');
+  });
+
+  it('says lower-case sie in the third person and only a capitalised Sie formally', () => {
+    expect(renderer.render('Haben Sie noch eine Frage?', 'bern')).toBe('Hei Dir no ä Frag?');
+    expect(renderer.render('Er gab ihr ihre Tasche.', 'bern')).toContain('ire iri');
+    expect(renderer.render('Sie ist hier, denn sie wohnt hier.', 'bern')).toMatch(/^Si .* si /u);
+    expect(renderer.render('Sie können auch online bezahlen.', 'bern')).toMatch(/^Dir /u);
+    expect(renderer.render('Sie ist hier.', 'wallis')).toMatch(/^Schi /u);
+  });
+
+  it('takes a formal verb only with a capitalised Sie after a verb', () => {
+    expect(renderer.render('Denn Sie wissen es.', 'zurich')).not.toContain('Dened');
+    expect(renderer.render('Bitte warten Sie.', 'bern')).toBe('Bitte wartet.');
+  });
+
+  it('keeps initial k in loanwords', () => {
+    expect(renderer.render('Kanton, Klima, Kultur, Kinder', 'zurich')).toBe('Kanton, Klima, Kultur, Chinder');
+  });
+});
