@@ -78,3 +78,17 @@ export function formalForm(word: string, text: string, offset: number, data: Reg
 export function isAcronym(word: string): boolean {
   return word.length >= 2 && word === word.toUpperCase() && word !== word.toLowerCase();
 }
+
+/**
+ * The formal verb with Sie ("drücken Sie" → "drücked Si"), from the region's `verbWithSie`
+ * template, or null to leave the words to the lexicon: a verb the lexicon gives a finite form
+ * (haben → händ, können → chönd) keeps it; one it gives an infinitive in -e, -a, -ä or -u
+ * (bleiben → bliibe) takes the template on the dialect stem (bliibed Si).
+ */
+export function formalVerb(match: string, stem: string, template: string, data: RegionData): string | null {
+  const known = data.words.get(match.slice(0, match.indexOf(' ')).toLowerCase());
+  if (known !== undefined && !/^\p{L}+[eaäu]$/u.test(known)) return null;
+  const said = template.replace('$1', known === undefined ? stem.toLowerCase() : known.slice(0, -1));
+  // A template that gives the lexicon's own form (Basel lüte Si) leaves it to the lexicon.
+  return known !== undefined && said.startsWith(`${known} `) ? null : said;
+}

@@ -38,7 +38,14 @@ export interface RegionFile {
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
-  readonly rules: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly except: readonly string[]; readonly source: string }>;
+  readonly rules: ReadonlyArray<{
+    readonly pattern: string;
+    readonly replace: string;
+    readonly except: readonly string[];
+    readonly source: string;
+    /** Also over the single words the region inherits (a region's own ending, Graubünden -a, on the supra-regional words). */
+    readonly inherited?: boolean;
+  }>;
   /** How the region's spelling is pronounced; a region overrides single rows of what it inherits. */
   readonly sounds?: SoundsFile;
 }
@@ -143,6 +150,8 @@ export function regionData(region: string): RegionData {
   const unstressedPrefixes = new Set<string>();
   const unstressedWords = new Set<string>();
   const proclitics = new Set<string>();
+  const own = files[files.length - 1]!;
+  const ownWords = new Set(own.words.map(([german]) => german));
   for (const file of files) {
     const dropped = new Set((file.withoutRules ?? []).map((rule) => rule.pattern));
     rules = rules.filter((rule) => !dropped.has(rule.pattern.source));
@@ -162,6 +171,12 @@ export function regionData(region: string): RegionData {
     for (const [prefix] of sounds?.unstressedPrefixes ?? []) unstressedPrefixes.add(prefix);
     for (const [word] of sounds?.unstressedWords ?? []) unstressedWords.add(word);
     for (const [word] of sounds?.proclitics ?? []) proclitics.add(word);
+  }
+  for (const rule of own.rules.filter((row) => row.inherited)) {
+    const pattern = new RegExp(rule.pattern, 'u');
+    const except = new Set(rule.except);
+    for (const [german, dialect] of words)
+      if (!ownWords.has(german) && !dialect.includes(' ') && !except.has(dialect.toLowerCase())) words.set(german, dialect.replace(pattern, rule.replace));
   }
   const sounds: RegionSounds = {
     graphemes,

@@ -1,7 +1,7 @@
 import type { DialectRenderer } from './dialect-renderer.js';
 import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
-import { formalForm, isAcronym } from './formal-address.js';
+import { formalForm, formalVerb, isAcronym } from './formal-address.js';
 import { regionData, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
@@ -88,9 +88,10 @@ export class SwissGermanRenderer implements DialectRenderer {
     for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
     if (data.verbWithSie) {
       const { pattern, replace } = data.verbWithSie;
-      out = out.replace(pattern, (match, stem: string) =>
-        data.words.has(match.split(' ')[0]!.toLowerCase()) ? match : likeCase(match, replace.replace('$1', stem.toLowerCase())),
-      );
+      out = out.replace(pattern, (match, stem: string) => {
+        const said = formalVerb(match, stem, replace, data);
+        return said === null ? match : likeCase(match, said);
+      });
     }
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
     out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));

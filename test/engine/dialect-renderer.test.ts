@@ -180,7 +180,7 @@ describe('every catalog region has its own data', () => {
     expect(renderer.render('Gebühr', 'basel')).toBe('Gebihr');
     expect(renderer.render('Minute', 'graubuenden')).toBe('Minuta');
     expect(renderer.render('bitte', 'graubuenden')).toBe('bitte');
-    expect(renderer.render('Sache', 'wallis')).toBe('Sachä');
+    expect(renderer.render('Tasche', 'wallis')).toBe('Taschä');
   });
 });
 
