@@ -45,6 +45,8 @@ export interface RegionFile {
     readonly source: string;
     /** Also over the single words the region inherits (a region's own ending, Graubünden -a, on the supra-regional words). */
     readonly inherited?: boolean;
+    /** Only for words written in lower case (participles, verbs) or with a capital (nouns). */
+    readonly written?: 'lower' | 'capital';
   }>;
   /** How the region's spelling is pronounced; a region overrides single rows of what it inherits. */
   readonly sounds?: SoundsFile;
@@ -93,8 +95,24 @@ export interface RegionData {
   readonly patterns: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string }>;
   readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
   readonly time: RegionTime | null;
-  readonly rules: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string; readonly except: ReadonlySet<string> }>;
+  readonly rules: ReadonlyArray<RegionRule>;
   readonly sounds: RegionSounds;
+}
+
+/** A spelling rule for words no lexicon knows. */
+export interface RegionRule {
+  readonly pattern: RegExp;
+  readonly replace: string;
+  readonly except: ReadonlySet<string>;
+  readonly written?: 'lower' | 'capital';
+}
+
+/** Whether a rule leaves a word alone: an exception (`done` is the word so far), or a word written otherwise than the rule asks. */
+export function ruleSkips(rule: RegionRule, word: string, done: string): boolean {
+  if (rule.except.has(done)) return true;
+  if (rule.written === undefined) return false;
+  const capital = word[0] !== word[0]!.toLowerCase();
+  return rule.written === 'capital' ? !capital : capital;
 }
 
 /** A region's pronunciation data with inheritance resolved. */
@@ -163,7 +181,8 @@ export function regionData(region: string): RegionData {
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'gu'), replace: file.verbWithSie.replace };
-    for (const rule of file.rules) rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except) });
+    for (const rule of file.rules)
+      rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except), ...(rule.written ? { written: rule.written } : {}) });
     const sounds = file.sounds;
     for (const [letters, ipa] of sounds?.graphemes ?? []) graphemes.set(letters, ipa);
     for (const [word, ipa] of sounds?.words ?? []) soundWords.set(word, ipa);
@@ -172,7 +191,7 @@ export function regionData(region: string): RegionData {
     for (const [word] of sounds?.unstressedWords ?? []) unstressedWords.add(word);
     for (const [word] of sounds?.proclitics ?? []) proclitics.add(word);
   }
-  for (const rule of own.rules.filter((row) => row.inherited)) {
+  for (const rule of own.rules.filter((row) => row.inherited && !row.written)) {
     const pattern = new RegExp(rule.pattern, 'u');
     const except = new Set(rule.except);
     for (const [german, dialect] of words)

@@ -2,7 +2,7 @@ import type { DialectRenderer } from './dialect-renderer.js';
 import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { formalForm, formalVerb, isAcronym } from './formal-address.js';
-import { regionData, type RegionData } from './region-data.js';
+import { regionData, ruleSkips, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
 import type { PronouncedSpan } from '../types.js';
@@ -51,7 +51,7 @@ function phrasesOf(data: RegionData): Array<[RegExp, string]> {
 function byRules(word: string, data: RegionData): string {
   let out = word.toLowerCase();
   for (const rule of data.rules) {
-    if (rule.except.has(out)) continue;
+    if (ruleSkips(rule, word, out)) continue;
     out = out.replace(rule.pattern, rule.replace);
   }
   return out;
