@@ -17,6 +17,8 @@ const ENGINE_PUBLIC = [
   './stt/capacity.ts',
   './text/normaliser.ts',
   './dialect/dialect-renderer.ts',
+  './dialect/deployment-lexicon.ts',
+  './dialect/render-trace.ts',
   './sherpa/language-id.ts',
   './models/model-catalog.ts',
   './models/model-manifest.ts',

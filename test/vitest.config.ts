@@ -12,7 +12,7 @@ const UNIT = [
   'test/config.test.ts',
   'test/dialplan/**/*.test.ts',
   'test/entitlements/*.test.ts',
-  'test/engine/{dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
+  'test/engine/{dialect-lexicon,dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
   'test/speech/**/*.test.ts',
   'test/store/**/*.test.ts',
   'test/telephony/amd/*.test.ts',

@@ -1,4 +1,6 @@
 import type { PronouncedSpan } from '../types.js';
+import type { DeploymentLexicon } from './deployment-lexicon.js';
+import type { RenderTrace } from './render-trace.js';
 
 /**
  * The seam where Standard German becomes a Swiss German dialect before synthesis (spec 2.5).
@@ -10,11 +12,24 @@ export interface DialectRenderer {
    * normalisation of numbers, dates and money runs.
    */
   prepare(text: string, dialect: string | null): string;
-  /** Rewrites the words of a `de-CH` text for a dialect; must keep marks' positions meaningful. */
-  render(text: string, dialect: string | null): string;
+  /**
+   * Rewrites the words of a `de-CH` text for a dialect; must keep marks' positions meaningful.
+   * `trace` hears each step (for `sprachrohr dialect --explain`); without one nothing is recorded.
+   */
+  render(text: string, dialect: string | null, trace?: RenderTrace): string;
+  /**
+   * For a text already written in the dialect: only the number words that normalisation wrote
+   * out become the region's; every other word stays as written.
+   */
+  renderNumbers(text: string, dialect: string | null): string;
   /**
    * How a rendered text is pronounced in the dialect, span by span; `null` where the dialect
    * is read as written (Swiss Standard German).
    */
   pronounce(renderedText: string, dialect: string | null): PronouncedSpan[] | null;
+  /**
+   * The deployment's lexicon (`null`: none), consulted before the built-in data from the next
+   * rendering on; a reload replaces it whole.
+   */
+  setLexicon(lexicon: DeploymentLexicon | null): void;
 }

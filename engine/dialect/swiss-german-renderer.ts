@@ -5,6 +5,8 @@ import { formalForm, formalVerb, isAcronym } from './formal-address.js';
 import { regionData, ruleSkips, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
+import { placeholderIndex, pronounceNames, type DeploymentLexicon, type LexiconMatch } from './deployment-lexicon.js';
+import type { RenderTrace } from './render-trace.js';
 import type { PronouncedSpan } from '../types.js';
 
 const TENS = ['zwanzig', 'dreissig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig'];
@@ -65,6 +67,13 @@ function byRules(word: string, data: RegionData): string {
  * their own file use the supra-regional `standard` data.
  */
 export class SwissGermanRenderer implements DialectRenderer {
+  /** The deployment lexicon, consulted before the region data; replaced whole on reload. */
+  private lexicon: DeploymentLexicon | null = null;
+
+  setLexicon(lexicon: DeploymentLexicon | null): void {
+    this.lexicon = lexicon;
+  }
+
   prepare(text: string, dialect: string | null): string {
     if (dialect === 'hochdeutsch') return text;
     const time = regionData(dialect ?? 'standard').time;
@@ -72,36 +81,77 @@ export class SwissGermanRenderer implements DialectRenderer {
   }
 
   pronounce(renderedText: string, dialect: string | null): PronouncedSpan[] | null {
-    return dialect === 'hochdeutsch' ? null : pronounceText(renderedText, dialect ?? 'standard');
+    const region = dialect ?? 'standard';
+    const own = this.lexicon?.pronunciations(region);
+    // Swiss Standard German is read as written, but for the names the lexicon pronounces.
+    if (dialect === 'hochdeutsch') return own ? pronounceNames(renderedText, own) : null;
+    return pronounceText(renderedText, region, own);
   }
 
-  render(text: string, dialect: string | null): string {
+  render(text: string, dialect: string | null, trace?: RenderTrace): string {
     const swiss = text
       .replace(/ß/g, 'ss')
       .replace(/ẞ/g, 'SS')
       .replace(/[\uE000\uE001]/g, '');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
-    let out = rewriteGermanSyntax(swiss);
+    // The deployment lexicon first: each match stands as a placeholder word until the word pass.
+    const found: LexiconMatch[] = [];
+    const german = this.lexicon ? this.lexicon.mark(swiss, dialect ?? 'standard', found) : swiss;
+    if (trace) for (const match of found) trace.add({ kind: 'lexicon', from: match.from, to: match.to, where: match.entry.where, ipa: match.entry.ipa });
+    let out = rewriteGermanSyntax(german);
+    trace?.add({ kind: 'syntax', from: german, to: out });
     // Phrases are finished dialect: fenced off so the word pass below leaves them as written.
-    for (const [pattern, dialectText] of phrasesOf(data)) out = out.replace(pattern, (match) => `${FENCE_OPEN}${likeCase(match, dialectText)}${FENCE_CLOSE}`);
-    for (const { pattern, replace } of data.patterns) out = out.replace(pattern, (match) => likeCase(match, replace));
+    for (const [pattern, dialectText] of phrasesOf(data))
+      out = out.replace(pattern, (match) => `${FENCE_OPEN}${traced(trace, 'phrase', match, likeCase(match, dialectText))}${FENCE_CLOSE}`);
+    for (const { pattern, replace } of data.patterns)
+      out = out.replace(pattern, (match) => {
+        const said = likeCase(match, replace);
+        trace?.add({ kind: 'pattern', from: match, to: said, pattern: pattern.source });
+        return said;
+      });
     if (data.verbWithSie) {
       const { pattern, replace } = data.verbWithSie;
       out = out.replace(pattern, (match, stem: string) => {
         const said = formalVerb(match, stem, replace, data);
-        return said === null ? match : likeCase(match, said);
+        return said === null ? match : traced(trace, 'verb', match, likeCase(match, said));
       });
     }
-    out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`));
-    out = out.replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match));
-    out = out.replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`));
+    out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) =>
+      traced(trace, 'number', match, likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`)),
+    );
+    out = out.replace(LONG_NUMBER, (match) => traced(trace, 'number', match, likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match)));
+    out = out.replace(TENS_ORDINAL, (match, tens: string) =>
+      traced(trace, 'number', match, likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`)),
+    );
     return out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
       if (word.startsWith(FENCE_OPEN)) return word.slice(1, -1);
-      if (isAcronym(word)) return word;
+      const index = found.length > 0 ? placeholderIndex(word) : -1;
+      if (index >= 0 && index < found.length) return found[index]!.to;
+      if (isAcronym(word)) return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
       const known = data.numbers.get(lower) ?? formalForm(word, text, offset, data) ?? data.words.get(lower);
-      return likeCase(word, known ?? byRules(word, data));
+      return traced(trace, 'word', word, likeCase(word, known ?? byRules(word, data)));
     });
   }
+
+  renderNumbers(text: string, dialect: string | null): string {
+    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
+    if (dialect === 'hochdeutsch') return swiss;
+    const data = regionData(dialect ?? 'standard');
+    return swiss
+      .replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`))
+      .replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match))
+      .replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`))
+      .replace(/\p{L}+/gu, (word) => {
+        const said = data.numbers.get(word.toLowerCase());
+        return said === undefined ? word : likeCase(word, said);
+      });
+  }
+}
+
+/** Reports a replacement to the trace, if there is one; returns what the text becomes. */
+function traced(trace: RenderTrace | undefined, kind: 'phrase' | 'verb' | 'number' | 'word', from: string, to: string): string {
+  trace?.add({ kind, from, to });
+  return to;
 }

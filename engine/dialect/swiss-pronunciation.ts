@@ -217,13 +217,16 @@ function leanProclitics(spans: readonly PronouncedSpan[], proclitics: ReadonlySe
  * Splits a rendered dialect text into spans that together are exactly the text: each word the
  * rules read carries its IPA; spaces, punctuation and words read as written carry `null`. A
  * word without a vowel that leans on the next one (d Frau) is one spoken word with it.
+ * `own`: pronunciations that win over the rules (the deployment lexicon's), by the word in
+ * lower case with ’ written '.
  */
-export function pronounceText(text: string, region: string): PronouncedSpan[] {
+export function pronounceText(text: string, region: string, own?: ReadonlyMap<string, string>): PronouncedSpan[] {
   const spans: PronouncedSpan[] = [];
   for (const chunk of text.split(/(\s+)/u)) {
     const [, leading = '', core = '', trailing = ''] = CHUNK.exec(chunk) ?? [];
     pushSpan(spans, { text: leading, ipa: null });
-    pushSpan(spans, { text: core, ipa: core === '' || /\s/u.test(core) ? null : pronounceWord(core, region) });
+    const ipa = core === '' || /\s/u.test(core) ? null : (own?.get(core.replace(/’/g, "'").toLowerCase()) ?? pronounceWord(core, region));
+    pushSpan(spans, { text: core, ipa });
     pushSpan(spans, { text: trailing, ipa: null });
   }
   return leanProclitics(spans, compile(region).sounds.proclitics);

@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkDialplan, describeRoute, DialplanError, routeKey } from '../dialplan/dialplan-loader.js';
 import { checkTrunks, isTrunkFile } from '../telephony/trunks/trunk-loader.js';
+import { checkLexicon, isLexiconFile } from '../speech/lexicon-loader.js';
 import { simulateCommand } from './dialplan-simulate.js';
 import { CommandFailure } from './command-failure.js';
 import type { CommandIo } from './command-io.js';
@@ -19,10 +21,12 @@ check     checks each file as the gateway does: YAML syntax, the schema, catalog
           languages and dialects, the steps each step names, loops in which nothing listens,
           and numbers routed twice across the files given. A file named trunks.yaml (or
           trunks.yml) is checked as the trunk file: its fields, addresses, and that the
-          variables its password_env name are set. Prints "FILE: ok (N routes)" for
-          each good file, each problem as FILE:LINE:COLUMN: message on standard error, and
-          steps nothing reaches as FILE:LINE:COLUMN: warning: …. Exit 0 when every file is
-          valid (warnings allowed), 1 otherwise.
+          variables its password_env name are set. A file named lexicon.yaml (or
+          lexicon.yml, or the file SPRACHROHR_LEXICON_FILE names) is checked as the
+          deployment lexicon: its fields, regions and IPA pronunciations. Prints
+          "FILE: ok (N routes)" for each good file, each problem as FILE:LINE:COLUMN:
+          message on standard error, and steps nothing reaches as FILE:LINE:COLUMN:
+          warning: …. Exit 0 when every file is valid (warnings allowed), 1 otherwise.
 
 simulate  runs a call through the route for --number (default: the route for any number) in
           the terminal, no phone or network; --trunk: as a call from that trunk (routes
@@ -58,6 +62,12 @@ export async function dialplanCommand(argv: string[], io: CommandIo): Promise<st
       continue;
     }
     try {
+      const namedLexicon = io.env['SPRACHROHR_LEXICON_FILE'];
+      if (isLexiconFile(file) || (namedLexicon && path.resolve(namedLexicon) === path.resolve(file))) {
+        const lexicon = checkLexicon(file, text);
+        good.push(`${file}: ok (${lexicon.size} entr${lexicon.size === 1 ? 'y' : 'ies'})`);
+        continue;
+      }
       if (isTrunkFile(file)) {
         const trunks = checkTrunks(file, text, io.env);
         good.push(`${file}: ok (${trunks.length} trunk${trunks.length === 1 ? '' : 's'})`);

@@ -16,6 +16,7 @@ import { analyseFlow, referencesOf } from './flow-analysis.js';
 import { stepProblems } from './step-checks.js';
 import { STEP_KINDS, type StepKind } from './step-kinds.js';
 import { isTrunkFile } from '../telephony/trunks/trunk-loader.js';
+import { isLexiconFile } from '../speech/lexicon-loader.js';
 import { DialplanError, mostTelling, readYamlFile } from './yaml-file.js';
 
 export { DialplanError } from './yaml-file.js';
@@ -105,11 +106,11 @@ export function describeRoute(route: { readonly number: string; readonly trunk?:
   return route.trunk === undefined ? route.number : `${route.number} (trunk ${route.trunk})`;
 }
 
-/** Reads every `.yaml`/`.yml` file of a folder (sorted by name) but the trunk file. */
+/** Reads every `.yaml`/`.yml` file of a folder (sorted by name) but the trunk file and the lexicon. */
 export async function loadDialplans(directory: string, options: DialplanLoadOptions = {}): Promise<Dialplans> {
   let names: string[];
   try {
-    names = (await fs.readdir(directory)).filter((name) => /\.ya?ml$/.test(name) && !isTrunkFile(name)).sort();
+    names = (await fs.readdir(directory)).filter((name) => /\.ya?ml$/.test(name) && !isTrunkFile(name) && !isLexiconFile(name)).sort();
   } catch (error) {
     throw new DialplanError(directory, 0, 0, `the dialplan folder cannot be read: ${(error as Error).message}`);
   }

@@ -27,6 +27,8 @@ export interface YamlFile {
   readonly data: unknown;
   /** The problem at `path` (or at the nearest of its ancestors that exists). */
   at(path: YamlPath, problem: string): DialplanError;
+  /** Where `path` is (or the nearest of its ancestors that exists): `FILE:LINE:COLUMN`. */
+  where(path: YamlPath): string;
   /** The problem a schema check finds in `value` (found at `base`), or null when it passes. */
   failure(validate: ValidateFunction, value: unknown, base: YamlPath): DialplanError | null;
 }
@@ -68,7 +70,11 @@ export function readYamlFile(file: string, text: string): YamlFile {
       return at(where, `${field} must be one of ${choices.map((choice) => (choice.params as { allowedValue: unknown }).allowedValue).join(', ')}`);
     return at(where, `${field} ${error.message}`);
   };
-  return { data: document.toJS() as unknown, at, failure };
+  const where = (pathParts: YamlPath): string => {
+    const position = positionOf(document, lines, pathParts);
+    return `${file}:${position.line}:${position.col}`;
+  };
+  return { data: document.toJS() as unknown, at, where, failure };
 }
 
 /**
