@@ -82,6 +82,11 @@ export interface Config {
   readonly callbackAllow: readonly string[];
   /** The SIP/RTP side. */
   readonly telephony: TelephonyConfig;
+  /**
+   * The deployment lexicon `SPRACHROHR_LEXICON_FILE` names; `null`: `lexicon.yaml` (or `.yml`)
+   * in the dialplan folder, when there is one.
+   */
+  readonly lexiconFile: string | null;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -112,7 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (sttEngine !== 'pocketsphinx' && sttEngine !== 'none') {
     throw new ConfigError('SPRACHROHR_STT_ENGINE', `must be pocketsphinx or none, got ${JSON.stringify(sttEngine)}`);
   }
-  return {
+  const config: Omit<Config, 'lexiconFile'> = {
     host: text(env, 'SPRACHROHR_HOST', '127.0.0.1'),
     port: integer(env, 'SPRACHROHR_PORT', 8080, 0, 65535),
     dataDir: path.resolve(text(env, 'SPRACHROHR_DATA_DIR', 'data')),
@@ -155,6 +160,24 @@ export function loadConfig(env: Env = process.env): Config {
     callbackAllow: callbackAllowList(env),
     telephony: loadTelephonyConfig(env),
   };
+  return { ...config, lexiconFile: lexiconFile(env, config.telephony.dialplansDir) };
+}
+
+/**
+ * `SPRACHROHR_LEXICON_FILE`, resolved. Inside the dialplan folder it must be named lexicon.yaml
+ * or lexicon.yml, which the dialplan loader leaves alone; any other name there would be read
+ * as a dialplan.
+ */
+function lexiconFile(env: Env, dialplansDir: string): string | null {
+  const value = env['SPRACHROHR_LEXICON_FILE'];
+  if (!value) return null;
+  const file = path.resolve(value);
+  if (path.dirname(file) === dialplansDir && /\.ya?ml$/.test(file) && !['lexicon.yaml', 'lexicon.yml'].includes(path.basename(file)))
+    throw new ConfigError(
+      'SPRACHROHR_LEXICON_FILE',
+      `${file} is in the dialplan folder, where it would be read as a dialplan: name it lexicon.yaml or keep it elsewhere`,
+    );
+  return file;
 }
 
 /** The variables {@link loadConfig} reads, for `--help` and the README. */
@@ -195,6 +218,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_MODELS_DIR', 'folder of installed recognition models, one folder each (default <data folder>/models)'],
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
+  ['SPRACHROHR_LEXICON_FILE', 'deployment lexicon for Swiss German rendering, reloaded when it changes (default: lexicon.yaml in the dialplan folder, if any)'],
   ...NOTICE_CONFIG_VARIABLES,
   ...RECORDINGS_CONFIG_VARIABLES,
   ...TELEPHONY_CONFIG_VARIABLES,

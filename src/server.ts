@@ -25,6 +25,8 @@ import { CallMeter } from './metering/call-meter.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
+import { LexiconFile } from './speech/lexicon-file.js';
+import { loadLexicon } from './speech/lexicon-loader.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { TelephonyLink } from './api/telephony-link.js';
@@ -144,9 +146,15 @@ export interface RunningServer {
 
 /** Builds every part of the service, warms what is slow to start, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  // A bad lexicon stops the start with its FILE:LINE:COLUMN before anything is opened.
+  const lexiconAt = { file: config.lexiconFile, directory: config.telephony.dialplansDir };
+  const lexicon = await loadLexicon(lexiconAt);
   const { store, keys } = openKeyStore(config);
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const engines = await startEngines(config);
+  // Every synthesis (HTTP, realtime, jobs, calls) renders through the registry's one renderer.
+  const lexiconFile = LexiconFile.follow(lexiconAt, engines.dialect, logger.child({ part: 'lexicon' }), lexicon);
+  lexiconFile.watch();
   await warmSynthesis({ engine: engines.live.tts ?? engines.sandbox.tts, dialect: engines.dialect });
   const recognition = engines.live.stt;
   logger.info({ engines: recognition.engines.map((engine) => engine.id), languages: recognition.languages }, 'live recognition');
@@ -180,6 +188,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         })
       : null;
   } catch (error) {
+    await lexiconFile.close();
     await app.close();
     await services.recordings.close();
     await services.notices.close();
@@ -205,6 +214,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           app.server.closeAllConnections();
         }, config.shutdownGraceMs);
         try {
+          await lexiconFile.close();
           await telephony?.close();
           await callStatus.stop();
           await app.close();

@@ -5,13 +5,11 @@
  * started with), a good trunk file goes to whoever follows the trunks; a bad one is refused
  * with its FILE:LINE:COLUMN message in the log and the version before stays.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadTrunks, type TrunkConfig } from '../telephony/trunks/trunk-loader.js';
+import { isLexiconFile } from '../speech/lexicon-loader.js';
 import { DialplanError, loadDialplans, type Dialplans } from './dialplan-loader.js';
-
-/** Quiet time after the last change before reloading: editors write a file in several steps. */
-const SETTLE_MS = 150;
+import { SettledWatch } from './settled-watch.js';
 
 /**
  * Logs each route and transfer that names a trunk the trunk file does not have: no call would
@@ -36,9 +34,7 @@ function warnUnknownTrunks(dialplans: Dialplans, trunks: readonly TrunkConfig[],
 
 /** The current dialplans of a folder, reloaded as the folder changes. */
 export class DialplanLibrary {
-  private watcher: FSWatcher | null = null;
-  private settle: NodeJS.Timeout | null = null;
-  private reloading: Promise<void> = Promise.resolve();
+  private watcher: SettledWatch | null = null;
   /** Reloads done (good or refused), for logs and tests. */
   reloads = 0;
   private trunkListener: (trunks: readonly TrunkConfig[]) => void = () => {};
@@ -79,16 +75,10 @@ export class DialplanLibrary {
 
   /** Starts following the folder's changes. */
   watch(): void {
-    if (this.watcher) return;
-    this.watcher = watch(this.directory, (_event, name) => {
-      if (name !== null && !/\.ya?ml$/.test(name)) return;
-      if (this.settle) clearTimeout(this.settle);
-      this.settle = setTimeout(() => {
-        this.settle = null;
-        this.reloading = this.reloading.then(() => this.reload());
-      }, SETTLE_MS);
-    });
-    this.watcher.on('error', (error) => this.logger.error({ err: error, dir: this.directory }, 'the dialplan folder can no longer be watched'));
+    // The lexicon beside the dialplans is followed on its own (speech/lexicon-file.ts).
+    const accepts = (name: string | null): boolean => name === null || (/\.ya?ml$/.test(name) && !isLexiconFile(name));
+    this.watcher ??= new SettledWatch(this.directory, accepts, () => this.reload(), this.logger, 'the dialplan folder');
+    this.watcher.start();
   }
 
   /**
@@ -121,9 +111,6 @@ export class DialplanLibrary {
 
   /** Stops following the folder. */
   async close(): Promise<void> {
-    if (this.settle) clearTimeout(this.settle);
-    this.watcher?.close();
-    this.watcher = null;
-    await this.reloading;
+    await this.watcher?.close();
   }
 }
