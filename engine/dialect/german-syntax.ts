@@ -8,6 +8,8 @@ export interface GermanSyntaxFile {
   /** Preterites of modal verbs: their participle stands before the clause's infinitive. */
   readonly modals: readonly string[];
   readonly separableParticles: { readonly source: string; readonly words: readonly string[] };
+  /** Weak preterites by rule: stems that take sein, and words in -te/-ten that are not preterites. */
+  readonly weakPreterite: { readonly source: string; readonly sein: readonly string[]; readonly not: readonly string[] };
   /** Preterite (first/third person singular), auxiliary, participle, source. */
   readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
   /** Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. */
@@ -53,6 +55,30 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
 })();
 
 const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
+const NOT_WEAK = new Set(GERMAN_SYNTAX.weakPreterite.not);
+const WEAK_WITH_SEIN = GERMAN_SYNTAX.weakPreterite.sein;
+/** Words before a weak preterite: pronouns (er spielte); a capitalised word (a noun or name) also counts. */
+const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 'man']);
+/** An article or determiner before a word in -te makes it an adjective (der nächste, die beste). */
+const DETERMINER =
+  /^(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|kein\p{Ll}*|mein\p{Ll}*|dein\p{Ll}*|sein\p{Ll}*|ihr\p{Ll}*|unser\p{Ll}*|dies\p{Ll}*|jed\p{Ll}*|welch\p{Ll}*|alle|am|im|zum|zur|vom|beim)$/iu;
+const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss)/u;
+
+/**
+ * A weak preterite by its ending (spielte, machten, arbeitete): what it becomes, or undefined.
+ * Only lower-case words of at least five letters, not listed as other words; a stem ending in
+ * a vowel other than a diphthong is a present tense (arbeiten, bieten).
+ */
+function weakPreterite(word: string): PreteriteForm | undefined {
+  const match = /^(\p{Ll}{3,}?)(e?)te(n?)$/u.exec(word);
+  if (!match || NOT_WEAK.has(word)) return undefined;
+  const [, stem = '', linking, plural] = match;
+  if (linking === 'e' && !/[dt]$/u.test(stem)) return undefined;
+  if (/[aeiouäöü]$/u.test(stem) && !/(?:au|eu|äu)$/u.test(stem)) return undefined;
+  const participle = INSEPARABLE.test(stem) || stem.endsWith('ier') ? `${stem}${linking}t` : `ge${stem}${linking}t`;
+  const auxiliary = WEAK_WITH_SEIN.some((sein) => stem.endsWith(sein)) ? 'sein' : 'haben';
+  return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
+}
 const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
@@ -88,10 +114,19 @@ interface Token {
 function perfectOfClause(clause: string, afterComma: boolean): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb.
-  const at = tokens.findIndex((token, index) => FORMS.has(token.text.toLowerCase()) && (index === 0 || token.text === token.text.toLowerCase()));
-  if (at < 0) return clause;
+  let at = tokens.findIndex((token, index) => FORMS.has(token.text.toLowerCase()) && (index === 0 || token.text === token.text.toLowerCase()));
+  let form = at >= 0 ? FORMS.get(tokens[at]!.text.toLowerCase()) : undefined;
+  if (!form) {
+    // A weak preterite after its subject: a pronoun or a capitalised word (er spielte, Anna machte).
+    at = tokens.findIndex((token, index) => {
+      const before = tokens[index - 1]?.text;
+      if (index === 0 || before === undefined || DETERMINER.test(before)) return false;
+      return (SUBJECT_PRONOUNS.has(before.toLowerCase()) || /^\p{Lu}/u.test(before)) && weakPreterite(token.text) !== undefined;
+    });
+    if (at < 0) return clause;
+    form = weakPreterite(tokens[at]!.text)!;
+  }
   const verb = tokens[at]!;
-  const form = FORMS.get(verb.text.toLowerCase())!;
   const neighbours = [tokens[at - 1]?.text.toLowerCase(), tokens[at + 1]?.text.toLowerCase()];
   let person = form.person;
   if (person === Person.ThirdSingular && neighbours.includes('ich')) person = Person.FirstSingular;

@@ -51,6 +51,18 @@ describe('German-side syntax rewrites', () => {
     ['zu before an adjective and its noun stays', 'Produkte zu günstigen Preisen.', 'Produkte zu günstigen Preisen.'],
     ['a capitalised preterite-looking word inside a clause is a noun', 'Der Stand ist gut.', 'Der Stand ist gut.'],
     ['present tense is left alone', 'Wir sind von 8 bis 17 Uhr erreichbar.', 'Wir sind von 8 bis 17 Uhr erreichbar.'],
+    ['a weak preterite by its ending: haben + ge- + stem + -t', 'Er spielte gestern Fussball.', 'Er hat gestern Fussball gespielt.'],
+    ['a weak preterite with a separable particle', 'SVP und CVP lehnten die Pläne ab.', 'SVP und CVP haben die Pläne abgelehnt.'],
+    [
+      'a weak preterite of a t-stem, and no ge- after an inseparable prefix',
+      'Sie arbeiteten und versuchten es.',
+      'Sie haben gearbeitet und haben es versucht.',
+    ],
+    ['a weak verb of motion takes sein', 'Er reiste nach Bern.', 'Er ist nach Bern gereist.'],
+    ['a strong preterite from the table', 'Sie nahm den Zug.', 'Sie hat den Zug genommen.'],
+    ['a present tense in -ten stays', 'Sie arbeiten viel.', 'Sie arbeiten viel.'],
+    ['an adjective in -te after an article is no preterite (and loses its -e)', 'Der nächste Termin ist frei.', 'Der nächst Termin ist frei.'],
+    ['an adjective in -e takes -i after ein-words', 'Eine grosse Stadt hat viele alte Häuser.', 'Eine grossi Stadt hat viele alti Häuser.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
 
