@@ -35,6 +35,8 @@ export interface RegionFile {
   readonly time?: RegionTime & { readonly source: string };
   /** A formal verb with "Sie" ("drücken Sie"), as a case-sensitive regular expression; $1 is the verb's stem. */
   readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
+  /** The ending of present plural verbs where it differs from the infinitive (Zürich -ed: mir spieled). */
+  readonly pluralVerb?: { readonly ending: string; readonly source: string };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
@@ -94,6 +96,8 @@ export interface RegionData {
   readonly compoundOnes: ReadonlyMap<string, string>;
   readonly patterns: ReadonlyArray<{ readonly pattern: RegExp; readonly replace: string }>;
   readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
+  /** The present plural ending next to a subject pronoun (`plural-verb.ts`), or null. */
+  readonly pluralVerb: string | null;
   readonly time: RegionTime | null;
   readonly rules: ReadonlyArray<RegionRule>;
   readonly sounds: RegionSounds;
@@ -159,6 +163,7 @@ export function regionData(region: string): RegionData {
   const numbers = new Map<string, string>();
   const compoundOnes = new Map<string, string>();
   let verbWithSie: RegionData['verbWithSie'] = null;
+  let pluralVerb: string | null = null;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
   let rules: Array<RegionData['rules'][number]> = [];
@@ -180,9 +185,15 @@ export function regionData(region: string): RegionData {
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
+    if (file.pluralVerb) pluralVerb = file.pluralVerb.ending;
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'gu'), replace: file.verbWithSie.replace };
     for (const rule of file.rules)
-      rules.push({ pattern: new RegExp(rule.pattern, 'u'), replace: rule.replace, except: new Set(rule.except), ...(rule.written ? { written: rule.written } : {}) });
+      rules.push({
+        pattern: new RegExp(rule.pattern, 'u'),
+        replace: rule.replace,
+        except: new Set(rule.except),
+        ...(rule.written ? { written: rule.written } : {}),
+      });
     const sounds = file.sounds;
     for (const [letters, ipa] of sounds?.graphemes ?? []) graphemes.set(letters, ipa);
     for (const [word, ipa] of sounds?.words ?? []) soundWords.set(word, ipa);
@@ -205,7 +216,7 @@ export function regionData(region: string): RegionData {
     unstressedWords,
     proclitics,
   };
-  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, time, rules, sounds };
+  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, pluralVerb, time, rules, sounds };
   cache.set(region, data);
   return data;
 }

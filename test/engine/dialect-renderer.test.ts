@@ -207,3 +207,17 @@ describe('general text', () => {
     expect(renderer.render('Kanton, Klima, Kultur, Kissen', 'zurich')).toBe('Kanton, Klima, Kultur, Chisse');
   });
 });
+
+describe('present plural verbs', () => {
+  it('take the region ending next to their subject pronoun', () => {
+    expect(renderer.render('Wir fördern die Infrastruktur.', 'zurich')).toBe('Mir fördered d Infrastruktur.');
+    expect(renderer.render('Heute spielen wir.', 'zurich')).toBe('Hüt spieled mir.');
+    expect(renderer.render('Wir spielen.', 'graubuenden')).toBe('Mir spielend.');
+    expect(renderer.render('Wir spielen.', 'bern')).toBe('Mir spiele.');
+  });
+
+  it('leave infinitives after an object sie and participles before their auxiliary', () => {
+    expect(renderer.render('Er will sie treffen.', 'zurich')).toBe('Er will si treffe.');
+    expect(renderer.render('Die Adresse, die Sie angegeben haben.', 'zurich')).not.toContain('aagegebed');
+  });
+});
