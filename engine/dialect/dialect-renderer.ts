@@ -18,11 +18,6 @@ export interface DialectRenderer {
    */
   render(text: string, dialect: string | null, trace?: RenderTrace): string;
   /**
-   * For a text already written in the dialect: only the number words that normalisation wrote
-   * out become the region's; every other word stays as written.
-   */
-  renderNumbers(text: string, dialect: string | null): string;
-  /**
    * How a rendered text is pronounced in the dialect, span by span; `null` where the dialect
    * is read as written (Swiss Standard German).
    */

@@ -26,6 +26,11 @@ function synthesisParameters(): object {
     dialect: { type: 'string', default: 'standard' },
     speed: { type: 'number', default: 1, range: { min: LIMITS.ttsMinSpeed, max: LIMITS.ttsMaxSpeed } },
     style: { type: 'string', max_characters: LIMITS.ttsMaxStyleCharacters },
+    dialect_text: {
+      type: 'boolean',
+      default: false,
+      description: 'the text is already written in the de-CH dialect: pronounced the Swiss way, not rendered from Standard German',
+    },
     format: { type: 'string', enum: FORMATS.map((f) => f.id), default: 'mp3' },
     sample_rate_hz: {
       type: 'integer',

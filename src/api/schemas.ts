@@ -32,6 +32,13 @@ const SynthesisFields = {
   dialect: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'standard' })),
   speed: Type.Optional(Type.Number({ minimum: LIMITS.ttsMinSpeed, maximum: LIMITS.ttsMaxSpeed, default: 1 })),
   style: Type.Optional(Type.String({ maxLength: LIMITS.ttsMaxStyleCharacters, description: 'Delivery prompt; never changes the words.' })),
+  dialect_text: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "The text is already written in the Swiss German dialect: it is not rendered from Standard German, only spoken with the dialect's pronunciation (numbers written out in the dialect). language de-CH only, not with dialect hochdeutsch.",
+    }),
+  ),
 };
 
 /** A text to speak (spec 2.1 `text`). */
@@ -51,6 +58,7 @@ export const SynthesisRequestSchema = Type.Object(
     dialect: SynthesisFields.dialect,
     speed: SynthesisFields.speed,
     style: SynthesisFields.style,
+    dialect_text: SynthesisFields.dialect_text,
     format: Type.Optional(
       StringEnum(
         FORMATS.map((f) => f.id),

@@ -203,6 +203,9 @@ export const TEXT_IN = {
       voice: Type.Optional(Type.String({ minLength: 1 })),
       language: Type.Optional(Type.String({ minLength: 2 })),
       dialect: Type.Optional(Type.String({ minLength: 1 })),
+      dialect_text: Type.Optional(
+        Type.Boolean({ default: false, description: 'written in the Swiss German dialect already: pronounced, not rendered (de-CH only)' }),
+      ),
       barge_in: Type.Optional(Type.Boolean({ default: true, description: "the caller's speech or a key stops it" })),
       id: Type.Optional(Type.String({ maxLength: 256, description: 'given back in say.done' })),
     },

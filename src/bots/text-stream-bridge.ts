@@ -119,6 +119,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
             language: voice.language,
             voice: task.voice ?? voice.voice,
             ...((task.dialect ?? voice.dialect) !== undefined ? { dialect: (task.dialect ?? voice.dialect)! } : {}),
+            ...(task.dialect_text ? { dialectText: true } : {}),
             bargeIn: task.barge_in ?? true,
           },
           ended,

@@ -13,7 +13,7 @@ import { findVoice } from '../catalog/voices.js';
 import type { Env } from '../config-values.js';
 import { DialplanFileSchema, DialplanRouteSchema, STEP_SCHEMAS, type DialplanFile, type DialplanRoute } from './dialplan-schema.js';
 import { analyseFlow, referencesOf } from './flow-analysis.js';
-import { stepProblems } from './step-checks.js';
+import { dialectTextProblem, stepProblems } from './step-checks.js';
 import { STEP_KINDS, type StepKind } from './step-kinds.js';
 import { isTrunkFile } from '../telephony/trunks/trunk-loader.js';
 import { isLexiconFile } from '../speech/lexicon-loader.js';
@@ -173,6 +173,8 @@ export function checkDialplan(file: string, text: string, options: DialplanLoadO
         [...base, 'dialect'],
         `${language.code} has no dialect ${JSON.stringify(route.dialect)} (it has ${language.dialects.map((d) => d.id).join(', ')})`,
       );
+    const dialectText = route.dialect_text ? dialectTextProblem(language.code, route.dialect) : null;
+    if (dialectText) throw at([...base, 'dialect_text'], dialectText);
     const ids = new Set<string>();
     route.steps.forEach((step, stepIndex) => {
       const where = [...base, 'steps', stepIndex];

@@ -64,6 +64,11 @@ export const DialplanRouteSchema = Type.Object(
     language: Type.String({ minLength: 2 }),
     voice: Type.String({ minLength: 1 }),
     dialect: Type.Optional(Type.String({ minLength: 1 })),
+    dialect_text: Type.Optional(
+      Type.Boolean({
+        description: "the route's prompts are written in the Swiss German dialect already: pronounced, not rendered (de-CH only; default false)",
+      }),
+    ),
     max_turns: Type.Optional(
       Type.Integer({
         minimum: 1,

@@ -13,6 +13,12 @@ export const VoiceFields = {
   voice: Type.Optional(Type.String({ minLength: 1, description: "catalog voice id (default: the call's voice)" })),
   language: Type.Optional(Type.String({ minLength: 2, description: "language code (default: the call's language)" })),
   dialect: Type.Optional(Type.String({ minLength: 1, description: "dialect id of the language (default: the call's dialect)" })),
+  dialect_text: Type.Optional(
+    Type.Boolean({
+      description:
+        "the text is written in the Swiss German dialect already: spoken with the dialect's pronunciation, not rendered from Standard German (de-CH only; default: the route's dialect_text)",
+    }),
+  ),
 };
 
 /** The text of a prompt. */

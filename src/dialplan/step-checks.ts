@@ -18,12 +18,16 @@ export interface StepProblem {
 export function stepProblems(step: DialplanStep, route: DialplanRoute): StepProblem[] {
   const problems: StepProblem[] = [];
   const add = (message: string, ...field: Array<string | number>): void => void problems.push({ field, message });
-  const voiced = (kind: string, fields: { voice?: string; language?: string; dialect?: string }): void => {
+  const voiced = (kind: string, fields: { voice?: string; language?: string; dialect?: string; dialect_text?: boolean }): void => {
     if (fields.voice !== undefined && !findVoice(fields.voice)) add(`unknown voice ${JSON.stringify(fields.voice)}`, kind, 'voice');
     const language = findLanguage(fields.language ?? route.language);
     if (fields.language !== undefined && !language) add(`unknown language ${JSON.stringify(fields.language)}`, kind, 'language');
     if (language && fields.dialect !== undefined && !language.dialects.some((dialect) => dialect.id === fields.dialect))
       add(`${language.code} has no dialect ${JSON.stringify(fields.dialect)} (it has ${language.dialects.map((d) => d.id).join(', ')})`, kind, 'dialect');
+    const problem = fields.dialect_text
+      ? dialectTextProblem(language?.code, fields.dialect ?? (fields.language === undefined ? route.dialect : undefined))
+      : null;
+    if (problem) add(problem, kind, 'dialect_text');
   };
   const regex = (pattern: string, ...field: Array<string | number>): void => {
     try {
@@ -64,4 +68,14 @@ export function stepProblems(step: DialplanStep, route: DialplanRoute): StepProb
     });
   if ('hours' in step) for (const message of parseHoursProblems(step.hours)) add(message, 'hours');
   return problems;
+}
+
+/**
+ * Why `dialect_text` cannot apply to a prompt in this language and dialect, or null when it
+ * can: it is for text written in a Swiss German dialect (planSynthesis refuses the rest too).
+ */
+export function dialectTextProblem(language: string | undefined, dialect: string | undefined): string | null {
+  if (language !== undefined && language !== 'de-CH') return `dialect_text is for text written in a Swiss German dialect (de-CH), not ${language}`;
+  if (dialect === 'hochdeutsch') return 'dialect_text is for text written in a Swiss German dialect; hochdeutsch is read as written';
+  return null;
 }

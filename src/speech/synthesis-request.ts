@@ -20,6 +20,8 @@ export interface SynthesisPlan {
   readonly sampleRateHz: number;
   readonly output: OutputMode;
   readonly speech: ParsedSpeech;
+  /** `dialect_text`: the text is written in the dialect already; it is pronounced, not rendered. */
+  readonly dialectText: boolean;
 }
 
 /**
@@ -45,6 +47,15 @@ export function planSynthesis(body: SynthesisRequestBody, preferJson: boolean): 
     throw new ApiError(
       'tts.unknown_language',
       `dialect "${dialect}" is not available for ${language.code}; available: ${language.dialects.map((d) => d.id).join(', ')}`,
+    );
+  }
+  const dialectText = body.dialect_text ?? false;
+  if (dialectText && (language.code !== 'de-CH' || dialect === 'hochdeutsch')) {
+    throw new ApiError(
+      'tts.invalid_request',
+      language.code !== 'de-CH'
+        ? `dialect_text is for text written in a Swiss German dialect (language de-CH), not ${language.code}: other languages keep their words anyway`
+        : 'dialect_text is for text written in a Swiss German dialect; hochdeutsch is read as written: send it without dialect_text',
     );
   }
   const voiceId = body.voice ?? DEFAULT_VOICE;
@@ -85,6 +96,7 @@ export function planSynthesis(body: SynthesisRequestBody, preferJson: boolean): 
     sampleRateHz,
     output: body.output ?? (preferJson ? 'json' : 'audio'),
     speech,
+    dialectText,
   };
 }
 

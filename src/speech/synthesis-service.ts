@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DialectRenderer } from '../../engine/dialect/dialect-renderer.js';
+import type { RenderTrace } from '../../engine/dialect/render-trace.js';
 import { normaliseText } from '../../engine/text/normaliser.js';
 import { sameProsody } from '../../engine/delivery.js';
 import { AsyncQueue } from '../../engine/async-queue.js';
@@ -11,6 +12,7 @@ import { ApiError } from '../api/errors.js';
 import { breathe } from './event-loop-budget.js';
 import { combineDelivery, styleDelivery } from './style.js';
 import type { SynthesisPlan } from './synthesis-request.js';
+import { renderWrittenOut } from './dialect-text.js';
 
 /** A finished batch synthesis: encoded bytes and what describes them. */
 export interface SynthesisOutcome {
@@ -26,9 +28,33 @@ export interface SynthesisOutcome {
  */
 export function serialOf(plan: SynthesisPlan): number {
   const digest = createHash('sha256')
-    .update(JSON.stringify([plan.voice, plan.language, plan.dialect, plan.speed, plan.style, plan.format.id, plan.sampleRateHz, plan.speech.document]))
+    .update(
+      JSON.stringify([
+        plan.voice,
+        plan.language,
+        plan.dialect,
+        plan.speed,
+        plan.style,
+        plan.format.id,
+        plan.sampleRateHz,
+        plan.speech.document,
+        // Only when set, so that every other request keeps its serial.
+        ...(plan.dialectText ? ['dialect_text'] : []),
+      ]),
+    )
     .digest();
   return digest.readUInt32LE(0);
+}
+
+/** How {@link prepareSpeech} treats Swiss German text. */
+export interface SpeechPreparation {
+  /**
+   * The text is already written in the dialect (`dialect_text`): its words are not rendered, only
+   * what normalisation writes out for it (numbers, dates, times, money); it is pronounced the Swiss way.
+   */
+  readonly dialectText?: boolean;
+  /** Hears every step of the rendering (`sprachrohr dialect --explain`). */
+  readonly trace?: RenderTrace;
 }
 
 /**
@@ -36,8 +62,14 @@ export function serialOf(plan: SynthesisPlan): number {
  * abbreviations are written out in the passage's language, then every Swiss German passage
  * passes through the dialect renderer (spec 2.5) and gets its dialect's pronunciation.
  */
-export function prepareSpeech(document: SpeechDocument, renderer: DialectRenderer, style: Prosody = NEUTRAL_PROSODY): SpeechDocument {
+export function prepareSpeech(
+  document: SpeechDocument,
+  renderer: DialectRenderer,
+  style: Prosody = NEUTRAL_PROSODY,
+  preparation: SpeechPreparation = {},
+): SpeechDocument {
   const styled = !sameProsody(style, NEUTRAL_PROSODY);
+  const { dialectText = false, trace } = preparation;
   return {
     passages: document.passages.map((passage) => ({
       ...passage,
@@ -45,7 +77,9 @@ export function prepareSpeech(document: SpeechDocument, renderer: DialectRendere
         if (item.type !== 'text') return item;
         const swiss = passage.language === 'de-CH';
         const said = normaliseText(swiss ? renderer.prepare(item.text, passage.dialect) : item.text, passage.language);
-        const text = swiss ? renderer.render(said, passage.dialect) : said;
+        trace?.add({ kind: 'written-out', from: item.text, to: said });
+        let text = said;
+        if (swiss) text = dialectText ? renderWrittenOut(item.text, said, passage.dialect, renderer) : renderer.render(said, passage.dialect, trace);
         // Swiss German dialects are spoken with Swiss pronunciation, not read as German.
         const pronunciation = swiss ? renderer.pronounce(text, passage.dialect) : null;
         const spoken = pronunciation ? { ...item, text, pronunciation } : { ...item, text };
@@ -70,7 +104,7 @@ export function engineEvents({ engine, dialect }: SynthesisEngines, plan: Synthe
     sampleRateHz: plan.sampleRateHz,
     ...(neededAtMs === undefined ? {} : { neededAtMs }),
   };
-  return engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style)), options, signal);
+  return engine.synthesize(prepareSpeech(plan.speech.document, dialect, styleDelivery(plan.style), { dialectText: plan.dialectText }), options, signal);
 }
 
 /**

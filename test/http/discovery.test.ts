@@ -193,6 +193,7 @@ describe('GET /v1/asyncapi.json', () => {
       // session.start carries every synthesis field except text and output, plus transport.
       expect(Object.keys(doc.components.messages.tts_session_start.payload.properties).sort()).toEqual([
         'dialect',
+        'dialect_text',
         'format',
         'language',
         'model',

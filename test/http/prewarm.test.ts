@@ -238,9 +238,9 @@ describe('POST /v1/tts/prewarm in discovery', () => {
     expect(request.additionalProperties).toBe(false);
     expect(request.properties.phrases).toMatchObject({ type: 'array', minItems: 1, maxItems: 200 });
     expect(request.properties.phrases.items).toEqual(synthesis.properties.text);
-    for (const field of ['model', 'voice', 'language', 'dialect', 'speed', 'style'])
+    for (const field of ['model', 'voice', 'language', 'dialect', 'speed', 'style', 'dialect_text'])
       expect(request.properties[field], field).toEqual(synthesis.properties[field]);
-    expect(Object.keys(request.properties).sort()).toEqual(['dialect', 'language', 'model', 'phrases', 'speed', 'style', 'voice']);
+    expect(Object.keys(request.properties).sort()).toEqual(['dialect', 'dialect_text', 'language', 'model', 'phrases', 'speed', 'style', 'voice']);
     const result = operation.responses['200'].content['application/json'].schema;
     expect(Object.keys(result.properties)).toEqual(['request_id', 'warmed', 'already_warm', 'failed', 'skipped', 'billed_seconds', 'free_seconds', 'phrases']);
     expect(result.properties.phrases.items.properties.status.anyOf.flatMap((v: { enum?: string[]; const?: string }) => v.enum ?? [v.const])).toEqual([

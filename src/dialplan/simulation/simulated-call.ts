@@ -68,7 +68,12 @@ export class SimulatedCall implements StepContext {
   ) {
     this.webhookSecret = options.webhookSecret;
     this.vars = { heard: '', digits: '', caller: options.caller, called: options.called, language: route.language };
-    this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
+    this.voice = {
+      language: route.language,
+      voice: route.voice,
+      ...(route.dialect !== undefined ? { dialect: route.dialect } : {}),
+      ...(route.dialect_text ? { dialectText: true } : {}),
+    };
   }
 
   get signal(): AbortSignal {

@@ -16,13 +16,14 @@ export function spokenText(prompt: PromptRequest, renderer: DialectRenderer): st
       voice: prompt.voice,
       language: prompt.language,
       ...(prompt.dialect !== undefined ? { dialect: prompt.dialect } : {}),
+      ...(prompt.dialectText ? { dialect_text: true } : {}),
       model: 'swift',
       format: 'pcm16',
       sample_rate_hz: 8000,
     },
     false,
   );
-  const document = prepareSpeech(plan.speech.document, renderer);
+  const document = prepareSpeech(plan.speech.document, renderer, undefined, { dialectText: plan.dialectText });
   return document.passages
     .flatMap((passage) => passage.items.map((item) => (item.type === 'text' ? item.text.trim() : '')))
     .filter((text) => text !== '')

@@ -19,7 +19,9 @@ export async function botFailed(fields: BotFailureFields, context: StepContext, 
   context.vars['bot_error'] = reason;
   if (context.signal.aborted) return { next: 'end' };
   const voice = promptVoice(context, {});
-  await context.say({ text: context.fill(fields.fallback ?? botFailedPrompt(voice.language)), ...voice, bargeIn: false });
+  const text = fields.fallback ?? botFailedPrompt(voice.language);
+  // The built-in prompt is Standard German: rendered even where the call's prompts are dialect text.
+  await context.say({ text: context.fill(text), ...voice, ...(fields.fallback === undefined ? { dialectText: false } : {}), bargeIn: false });
   if (fields.on_fail !== undefined) return goOn(fields.on_fail);
   await context.hangup('bot failed');
   return { next: 'end' };

@@ -13,6 +13,8 @@ export interface CallVoice {
   readonly language: string;
   readonly voice: string;
   readonly dialect?: string;
+  /** Prompts are written in the Swiss German dialect already (`dialect_text`): pronounced, not rendered. */
+  readonly dialectText?: boolean;
 }
 
 /** A prompt to speak. */

@@ -31,8 +31,10 @@ export async function withRetries<T>(
     if ('got' in result) return result;
     context.logger.info({ miss: result.miss, try: tried + 1, of: retries + 1 }, 'no usable answer');
     if (tried === retries) break;
-    const text = result.miss === 'no_input' ? (fields.no_input ?? sorry.no_input) : (fields.no_match ?? sorry.no_match);
-    await context.say({ text: context.fill(text), ...voice, bargeIn: true });
+    const own = result.miss === 'no_input' ? fields.no_input : fields.no_match;
+    const text = own ?? (result.miss === 'no_input' ? sorry.no_input : sorry.no_match);
+    // The built-in prompts are Standard German: rendered even where the step's own are dialect text.
+    await context.say({ text: context.fill(text), ...voice, ...(own === undefined ? { dialectText: false } : {}), bargeIn: true });
   }
   return 'exhausted';
 }

@@ -109,7 +109,7 @@ export class CallAllowanceGuard {
       const stopListening = call.onCallerGone(() => notice.abort());
       try {
         const voice = call.voice();
-        await call.say({ ...voice, text: usedUpPrompt(voice.language), bargeIn: false }, notice.signal);
+        await call.say({ ...voice, dialectText: false, text: usedUpPrompt(voice.language), bargeIn: false }, notice.signal);
       } catch (error) {
         if (!notice.signal.aborted) call.logger.error({ err: error }, 'the used-up notice could not be spoken');
       } finally {

@@ -153,7 +153,12 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       called: services.calledNumber ?? dialog.calledUser ?? '',
       language: route.language,
     };
-    this.voice = { language: route.language, voice: route.voice, ...(route.dialect !== undefined ? { dialect: route.dialect } : {}) };
+    this.voice = {
+      language: route.language,
+      voice: route.voice,
+      ...(route.dialect !== undefined ? { dialect: route.dialect } : {}),
+      ...(route.dialect_text ? { dialectText: true } : {}),
+    };
     dialog.on('ended', (reason) => this.end(reason));
     dialog.on('reoffer', (offer, reply) => reply(this.reoffer(offer)));
     dialog.on('info', (info) => {

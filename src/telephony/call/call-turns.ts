@@ -35,6 +35,8 @@ export interface PromptRequest {
   readonly voice: string;
   readonly language: string;
   readonly dialect?: string;
+  /** Written in the dialect already: pronounced, not rendered. */
+  readonly dialectText?: boolean;
   readonly bargeIn: boolean;
 }
 
@@ -56,6 +58,7 @@ export async function speakPrompt(
       voice: request.voice,
       language: request.language,
       ...(request.dialect ? { dialect: request.dialect } : {}),
+      ...(request.dialectText ? { dialect_text: true } : {}),
       model: 'swift',
       format: 'pcm16',
       sample_rate_hz: media.playbackRateHz,
