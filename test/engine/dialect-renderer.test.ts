@@ -212,7 +212,7 @@ describe('present plural verbs', () => {
   it('take the region ending next to their subject pronoun', () => {
     expect(renderer.render('Wir fördern die Infrastruktur.', 'zurich')).toBe('Mir fördered d Infrastruktur.');
     expect(renderer.render('Heute spielen wir.', 'zurich')).toBe('Hüt spieled mir.');
-    expect(renderer.render('Wir spielen.', 'graubuenden')).toBe('Mir spielend.');
+    expect(renderer.render('Wir warten.', 'graubuenden')).toBe('Mir wartend.');
     expect(renderer.render('Wir spielen.', 'bern')).toBe('Mir spiele.');
   });
 
