@@ -63,6 +63,8 @@ const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 
 const DETERMINER =
   /^(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|kein\p{Ll}*|mein\p{Ll}*|dein\p{Ll}*|sein\p{Ll}*|ihr\p{Ll}*|unser\p{Ll}*|dies\p{Ll}*|jed\p{Ll}*|welch\p{Ll}*|alle|am|im|zum|zur|vom|beim)$/iu;
 const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss)/u;
+/** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
+const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
 /**
  * A weak preterite by its ending (spielte, machten, arbeitete): what it becomes, or undefined.
@@ -75,7 +77,9 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const [, stem = '', linking, plural] = match;
   if (linking === 'e' && !/[dt]$/u.test(stem)) return undefined;
   if (/[aeiouäöü]$/u.test(stem) && !/(?:au|eu|äu)$/u.test(stem)) return undefined;
-  const participle = INSEPARABLE.test(stem) || stem.endsWith('ier') ? `${stem}${linking}t` : `ge${stem}${linking}t`;
+  const particle = SEPARABLE_PREFIX.exec(stem)?.[0] ?? '';
+  const root = stem.slice(particle.length);
+  const participle = INSEPARABLE.test(root) || stem.endsWith('ier') ? `${stem}${linking}t` : `${particle}ge${root}${linking}t`;
   const auxiliary = WEAK_WITH_SEIN.some((sein) => stem.endsWith(sein)) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
