@@ -1,6 +1,7 @@
 import type { DialectRenderer } from './dialect-renderer.js';
 import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
+import { compoundWord } from './compound.js';
 import { formalForm, formalVerb, isAcronym } from './formal-address.js';
 import { pluralVerbs } from './plural-verb.js';
 import { regionData, ruleSkips, type RegionData } from './region-data.js';
@@ -133,7 +134,7 @@ export class SwissGermanRenderer implements DialectRenderer {
       if (isAcronym(word)) return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
       const known = data.numbers.get(lower) ?? formalForm(word, text, offset, data) ?? data.words.get(lower);
-      return traced(trace, 'word', word, likeCase(word, known ?? byRules(word, data)));
+      return traced(trace, 'word', word, likeCase(word, known ?? compoundWord(word, data, (part) => byRules(part, data)) ?? byRules(word, data)));
     });
   }
 

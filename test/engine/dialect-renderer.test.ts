@@ -221,3 +221,11 @@ describe('present plural verbs', () => {
     expect(renderer.render('Die Adresse, die Sie angegeben haben.', 'zurich')).not.toContain('aagegebed');
   });
 });
+
+describe('compounds', () => {
+  it('render a known noun at the end of an unknown compound through the lexicon', () => {
+    expect(renderer.render('Regenwolken über dem Königshaus.', 'zurich')).toBe('Rägewulche überem Chönigshuus.');
+    expect(renderer.render('Legende', 'zurich')).toBe('Legende');
+    expect(renderer.render('Ihr Guthaben', 'zurich')).not.toContain('händ');
+  });
+});
