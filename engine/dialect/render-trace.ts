@@ -111,9 +111,12 @@ export function explainRendering(steps: readonly RenderStep[], region: string): 
         .forEach((word) => made.add(word));
     if (step.kind !== 'word' && step.kind !== 'written-out' && step.kind !== 'syntax') remember(step.to);
     switch (step.kind) {
-      case 'written-out':
-        if (step.from !== step.to) line('clock times, numbers, dates and money written out');
+      case 'written-out': {
+        if (step.from === step.to) break;
+        const { from, to } = changedStretch(step.from, step.to);
+        line('clock times, numbers, dates and money written out', from, to);
         break;
+      }
       case 'lexicon': {
         const said = step.ipa ? `, said /${step.ipa.join(' ')}/` : '';
         line(`deployment lexicon${step.from === step.to ? ' (kept as written)' : ''}${said}, entry at ${step.where}`);

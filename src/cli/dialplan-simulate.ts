@@ -4,15 +4,16 @@
  * happens (see {@link SimulatedCall}).
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createDialectRenderer } from '../../engine/registry.js';
 import { loadConfig } from '../config.js';
 import { checkDialplan, DialplanError, Dialplans } from '../dialplan/dialplan-loader.js';
 import { runRoute } from '../dialplan/run-route.js';
 import { SimulatedCall, type SimulatedTarget } from '../dialplan/simulation/simulated-call.js';
 import { CommandFailure } from './command-failure.js';
+import { deploymentRenderer } from './dialect.js';
 import type { CommandIo } from './command-io.js';
 import { UsageError } from './usage-error.js';
 
@@ -65,7 +66,8 @@ export async function simulateCommand(argv: string[], io: CommandIo): Promise<st
       },
       print: (line) => void io.stdout.write(`${line}\n`),
     },
-    createDialectRenderer(),
+    // Prompts as the gateway would speak them, with the lexicon beside the file (or the one named).
+    await deploymentRenderer(io.env, path.dirname(path.resolve(file))),
     pino({ level: 'silent' }),
   );
   const end = await runRoute(call);

@@ -138,7 +138,7 @@ function loadDrachtio(env: Env): DrachtioConfig | null {
 }
 
 /** The `dialplans/` folder that ships with the package (from the sources or from `dist/`). */
-function shippedDialplans(): string {
+export function shippedDialplans(): string {
   const candidates = ['../../dialplans', '../../../dialplans'].map((relative) => fileURLToPath(new URL(relative, import.meta.url)));
   return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }

@@ -87,6 +87,10 @@ console.log(
   `10-word opening (added before swift's first audio, target ≤ 5 ms): p50 ${speed.tenWords.p50Ms.toFixed(3)} ms, p99 ${speed.tenWords.p99Ms.toFixed(3)} ms`,
 );
 console.log(`Pronouncing a word not yet in the cache: ${speed.uncachedWordUs.toFixed(1)} µs`);
+console.log(
+  `With a deployment lexicon of ${speed.withLexicon.entries} entries (loaded in ${speed.withLexicon.loadMs.toFixed(0)} ms): ` +
+    speed.withLexicon.perRegion.map((f) => `${f.region} p50 ${f.p50Ms.toFixed(2)} ms, p99 ${f.p99Ms.toFixed(2)} ms`).join('; '),
+);
 const dialectFirstAudio = await benchDialectFirstAudio();
 console.log(
   `eSpeak first audio of the opening (8 kHz): Zürich German as phonemes p50 ${dialectFirstAudio.zurich.p50Ms.toFixed(1)} ms / p95 ${dialectFirstAudio.zurich.p95Ms.toFixed(1)} ms; ` +

@@ -1,12 +1,16 @@
 /**
- * The deployment lexicon on the command line: `serve` refuses a bad one at start with its
- * FILE:LINE:COLUMN (exit 78), and a lexicon file named where it would be read as a dialplan;
- * `dialplan check` checks it.
+ * The deployment lexicon and Swiss German rendering on the command line: `serve` refuses a bad
+ * lexicon at start with its FILE:LINE:COLUMN (exit 78), and a lexicon file named where it would
+ * be read as a dialplan; `dialplan check` checks it; `dialect` renders standard input line by
+ * line as it arrives, with the lexicon, and explains where each word comes from; `dialplan
+ * simulate` speaks with the lexicon beside the file.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/run-command.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
 let dir: string;
@@ -44,5 +48,79 @@ describe('dialplan check with a lexicon', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(`${good}: ok (2 entries)\n`);
     expect(result.stderr).toContain(`${named}:3:30: pronunciation takes ipa only`);
+  });
+});
+
+describe('sprachrohr dialect', () => {
+  let dialplans: string;
+  beforeAll(async () => {
+    dialplans = path.join(dir, 'dialplans');
+    await fs.mkdir(dialplans, { recursive: true });
+    await fs.writeFile(
+      path.join(dialplans, 'lexicon.yaml'),
+      'entries:\n  - german: Stadtwerke\n    dialect: Stadtwärch\n    pronunciation: { ipa: "ˈʃtatʋærx" }\n',
+    );
+  });
+  const env = () => ({ SPRACHROHR_DIALPLANS_DIR: dialplans });
+
+  it('renders standard input, one line for each line (empty ones too), with the lexicon beside the dialplans', async () => {
+    const result = await runCliInProcess(['dialect', '--dialect', 'zurich'], env(), 'Guten Tag.\n\nDie Stadtwerke sind offen.\r\nVielen Dank.');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Grüezi.\n\nD Stadtwärch sind offe.\nMerci vilmal.\n');
+    // Without a lexicon the built-in data renders the word.
+    const empty = path.join(dir, 'no-lexicon');
+    await fs.mkdir(empty, { recursive: true });
+    const plain = await runCliInProcess(['dialect', '--dialect', 'zurich', 'Die Stadtwerke sind offen.'], { SPRACHROHR_DIALPLANS_DIR: empty });
+    expect(plain.stdout).not.toContain('Stadtwärch');
+  });
+
+  it('answers each line as it arrives, before standard input ends', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let printed = '';
+    stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const running = runCommand(['dialect', '--dialect', 'bern'], { stdin, stdout, stderr: new PassThrough(), env: { ...process.env, ...env() } });
+    stdin.write('Guten Tag.\n');
+    const deadline = Date.now() + 10_000;
+    while (printed === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(printed).toBe('Grüessech.\n');
+    stdin.end('Die Stadtwerke.\n');
+    expect(await running).toBe(0);
+    expect(printed).toBe('Grüessech.\nD Stadtwärch.\n');
+  });
+
+  it('explains each word: lexicon entry, phrase, pattern, word row with its source note, spelling rules', async () => {
+    const result = await runCliInProcess(['dialect', '--dialect', 'zurich', '--explain'], env(), 'Guten Tag, die Stadtwerke melden am 3. Mai Kälte.\n');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^Grüezi, d Stadtwärch /);
+    expect(lines).toContain('  3. → dritten: clock times, numbers, dates and money written out');
+    expect(lines).toContain(`  Stadtwerke → Stadtwärch: deployment lexicon, said /ˈʃtatʋærx/, entry at ${path.join(dialplans, 'lexicon.yaml')}:2:5`);
+    expect(lines).toContain('  Guten Tag → Grüezi: phrase "guten tag" (standard: greeting)');
+    expect(lines.find((line) => line.startsWith('  die → d: pattern /'))).toMatch(/\(standard: .+\)$/);
+    expect(lines.find((line) => line.startsWith('  dritten → dritte: word "dritten" → "dritte" (standard: '))).toBeDefined();
+    expect(lines.find((line) => line.startsWith('  melden → melde: spelling rule'))).toMatch(/\/.+\/ → ".*" \(standard: .+\)/);
+  });
+
+  it('keeps text written in the dialect with --dialect-text, writing out only its numbers', async () => {
+    const result = await runCliInProcess(['dialect', '--dialect', 'bern', '--dialect-text', 'Chömed Sie am 3. Mai wieder.'], env());
+    expect(result.stdout).toBe('Chömed Sie am dritte Mai wieder.\n');
+  });
+});
+
+describe('dialplan simulate with a lexicon', () => {
+  it('speaks prompts with the lexicon beside the simulated file, and dialect_text prompts as written', async () => {
+    const folder = path.join(dir, 'simulated');
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, 'lexicon.yml'), 'entries:\n  - german: Stadtwerke\n    dialect: Stadtwärch\n');
+    const file = path.join(folder, 'line.yaml');
+    await fs.writeFile(
+      file,
+      'name: line\nroutes:\n  - number: "*"\n    language: de-CH\n    dialect: zurich\n    voice: anna\n    steps:\n' +
+        '      - say: { text: "Die Stadtwerke sind heute geschlossen." }\n      - say: { text: "Mir händ hüt zue, chömed Sie morn.", dialect_text: true }\n',
+    );
+    const result = await runCliInProcess(['dialplan', 'simulate', file], {}, '');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['< D Stadtwärch sind hüt zue.', '< Mir händ hüt zue, chömed Sie morn.']);
   });
 });
