@@ -137,20 +137,6 @@ export class SwissGermanRenderer implements DialectRenderer {
       return traced(trace, 'word', word, likeCase(word, known ?? compoundWord(word, data, (part) => byRules(part, data)) ?? byRules(word, data)));
     });
   }
-
-  renderNumbers(text: string, dialect: string | null): string {
-    const swiss = text.replace(/ß/g, 'ss').replace(/ẞ/g, 'SS');
-    if (dialect === 'hochdeutsch') return swiss;
-    const data = regionData(dialect ?? 'standard');
-    return swiss
-      .replace(COMPOUND_ORDINAL, (match, cardinal: string) => likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`))
-      .replace(LONG_NUMBER, (match) => likeCase(match, dialectCardinal(match.toLowerCase(), data) ?? match))
-      .replace(TENS_ORDINAL, (match, tens: string) => likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`))
-      .replace(/\p{L}+/gu, (word) => {
-        const said = data.numbers.get(word.toLowerCase());
-        return said === undefined ? word : likeCase(word, said);
-      });
-  }
 }
 
 /** Reports a replacement to the trace, if there is one; returns what the text becomes. */
