@@ -59,6 +59,11 @@ describe('German-side syntax rewrites', () => {
       'Sie haben gearbeitet und haben es versucht.',
     ],
     ['a weak verb of motion takes sein', 'Er reiste nach Bern.', 'Er ist nach Bern gereist.'],
+    [
+      'second person -st → -sch with du',
+      'Du denkst nie nach, wenn du etwas machst. Machst du es?',
+      'Du denksch nie nach, wenn du etwas machsch. Machsch du es?',
+    ],
     ['a separable particle written with a weak verb goes before ge-', 'Als er aufwachte, ging er.', 'Als er ist aufgewacht, ist er gegangen.'],
     ['der between two nouns is a genitive', 'Taiwan ist Teil der Volksrepublik.', 'Taiwan ist Teil von der Volksrepublik.'],
     ['des with an adjective before its noun', 'Aus Sicht des Schweizer Bevölkerungsschutzes.', 'Aus Sicht vom Schweizer Bevölkerungsschutz.'],
