@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
 import { runCommand } from '../../src/cli/run-command.js';
+import { checkLexicon } from '../../src/speech/lexicon-loader.js';
+import { prepareSpeech } from '../../src/speech/synthesis-service.js';
 import { runCliInProcess } from '../helpers/cli.js';
 
 let dir: string;
@@ -52,24 +55,33 @@ describe('dialplan check with a lexicon', () => {
 });
 
 describe('sprachrohr dialect', () => {
+  const LEXICON = 'entries:\n  - german: Stadtwerke\n    dialect: Stadtwärch\n    pronunciation: { ipa: "ˈʃtatʋærx" }\n';
   let dialplans: string;
+  let empty: string;
   beforeAll(async () => {
     dialplans = path.join(dir, 'dialplans');
+    empty = path.join(dir, 'no-lexicon');
     await fs.mkdir(dialplans, { recursive: true });
-    await fs.writeFile(
-      path.join(dialplans, 'lexicon.yaml'),
-      'entries:\n  - german: Stadtwerke\n    dialect: Stadtwärch\n    pronunciation: { ipa: "ˈʃtatʋærx" }\n',
-    );
+    await fs.mkdir(empty, { recursive: true });
+    await fs.writeFile(path.join(dialplans, 'lexicon.yaml'), LEXICON);
   });
   const env = () => ({ SPRACHROHR_DIALPLANS_DIR: dialplans });
+  /** A line as synthesis renders it with that lexicon (what the command must print for it). */
+  const renderer = new SwissGermanRenderer();
+  renderer.setLexicon(checkLexicon('lexicon.yaml', LEXICON));
+  const rendered = (text: string, dialect: string, dialectText = false): string => {
+    const item = prepareSpeech({ passages: [{ language: 'de-CH', dialect, items: [{ type: 'text', text }] }] }, renderer, undefined, { dialectText })
+      .passages[0]!.items[0]!;
+    return item.type === 'text' ? item.text : '';
+  };
 
   it('renders standard input, one line for each line (empty ones too), with the lexicon beside the dialplans', async () => {
-    const result = await runCliInProcess(['dialect', '--dialect', 'zurich'], env(), 'Guten Tag.\n\nDie Stadtwerke sind offen.\r\nVielen Dank.');
+    const input = ['Guten Tag.', '', 'Die Stadtwerke sind offen.', 'Vielen Dank.'];
+    const result = await runCliInProcess(['dialect', '--dialect', 'zurich'], env(), input.join('\n').replace('offen.\n', 'offen.\r\n'));
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('Grüezi.\n\nD Stadtwärch sind offe.\nMerci vilmal.\n');
+    expect(result.stdout).toBe(input.map((line) => `${rendered(line, 'zurich')}\n`).join(''));
+    expect(result.stdout).toContain('Stadtwärch');
     // Without a lexicon the built-in data renders the word.
-    const empty = path.join(dir, 'no-lexicon');
-    await fs.mkdir(empty, { recursive: true });
     const plain = await runCliInProcess(['dialect', '--dialect', 'zurich', 'Die Stadtwerke sind offen.'], { SPRACHROHR_DIALPLANS_DIR: empty });
     expect(plain.stdout).not.toContain('Stadtwärch');
   });
@@ -83,28 +95,29 @@ describe('sprachrohr dialect', () => {
     stdin.write('Guten Tag.\n');
     const deadline = Date.now() + 10_000;
     while (printed === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(printed).toBe('Grüessech.\n');
+    expect(printed).toBe(`${rendered('Guten Tag.', 'bern')}\n`);
     stdin.end('Die Stadtwerke.\n');
     expect(await running).toBe(0);
-    expect(printed).toBe('Grüessech.\nD Stadtwärch.\n');
+    expect(printed).toBe(`${rendered('Guten Tag.', 'bern')}\n${rendered('Die Stadtwerke.', 'bern')}\n`);
   });
 
   it('explains each word: lexicon entry, phrase, pattern, word row with its source note, spelling rules', async () => {
     const result = await runCliInProcess(['dialect', '--dialect', 'zurich', '--explain'], env(), 'Guten Tag, die Stadtwerke melden am 3. Mai Kälte.\n');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^Grüezi, d Stadtwärch /);
+    expect(lines[0]).toBe(rendered('Guten Tag, die Stadtwerke melden am 3. Mai Kälte.', 'zurich'));
     expect(lines).toContain('  3. → dritten: clock times, numbers, dates and money written out');
     expect(lines).toContain(`  Stadtwerke → Stadtwärch: deployment lexicon, said /ˈʃtatʋærx/, entry at ${path.join(dialplans, 'lexicon.yaml')}:2:5`);
-    expect(lines).toContain('  Guten Tag → Grüezi: phrase "guten tag" (standard: greeting)');
+    expect(lines.find((line) => line.startsWith('  Guten Tag → Grüezi: '))).toMatch(/: phrase "guten tag" \(standard: .+\)$/);
     expect(lines.find((line) => line.startsWith('  die → d: pattern /'))).toMatch(/\(standard: .+\)$/);
-    expect(lines.find((line) => line.startsWith('  dritten → dritte: word "dritten" → "dritte" (standard: '))).toBeDefined();
-    expect(lines.find((line) => line.startsWith('  melden → melde: spelling rule'))).toMatch(/\/.+\/ → ".*" \(standard: .+\)/);
+    expect(lines.find((line) => line.startsWith('  dritten → '))).toMatch(/: (word "dritten" → ".+"|spelling rules? \/.+) \((standard|zurich): .+\)$/);
+    expect(lines.find((line) => line.startsWith('  Kälte → '))).toMatch(/: (word "kälte" → ".+"|spelling rules? \/.+\/ → ".*") \((standard|zurich): .+\)$/);
   });
 
   it('keeps text written in the dialect with --dialect-text, writing out only its numbers', async () => {
     const result = await runCliInProcess(['dialect', '--dialect', 'bern', '--dialect-text', 'Chömed Sie am 3. Mai wieder.'], env());
-    expect(result.stdout).toBe('Chömed Sie am dritte Mai wieder.\n');
+    expect(result.stdout).toBe(`Chömed Sie am ${renderer.render('dritten', 'bern')} Mai wieder.\n`);
+    expect(result.stdout).toBe(`${rendered('Chömed Sie am 3. Mai wieder.', 'bern', true)}\n`);
   });
 });
 
@@ -121,6 +134,12 @@ describe('dialplan simulate with a lexicon', () => {
     );
     const result = await runCliInProcess(['dialplan', 'simulate', file], {}, '');
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['< D Stadtwärch sind hüt zue.', '< Mir händ hüt zue, chömed Sie morn.']);
+    const renderer = new SwissGermanRenderer();
+    renderer.setLexicon(checkLexicon('lexicon.yml', 'entries:\n  - german: Stadtwerke\n    dialect: Stadtwärch\n'));
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual([
+      `< ${renderer.render('Die Stadtwerke sind heute geschlossen.', 'zurich')}`,
+      '< Mir händ hüt zue, chömed Sie morn.',
+    ]);
+    expect(result.stdout).toMatch(/^< D Stadtwärch /);
   });
 });
