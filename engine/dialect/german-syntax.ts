@@ -62,7 +62,7 @@ const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 
 /** An article or determiner before a word in -te makes it an adjective (der nächste, die beste). */
 const DETERMINER =
   /^(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|kein\p{Ll}*|mein\p{Ll}*|dein\p{Ll}*|sein\p{Ll}*|ihr\p{Ll}*|unser\p{Ll}*|dies\p{Ll}*|jed\p{Ll}*|welch\p{Ll}*|alle|am|im|zum|zur|vom|beim)$/iu;
-const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss)/u;
+const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss|über|unter|hinter|wider|voll)/u;
 /** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
 const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
