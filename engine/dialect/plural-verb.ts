@@ -48,7 +48,7 @@ function pluralOf(stem: string, ending: string, data: RegionData, ownEnding: str
  */
 export function pluralVerbs(text: string, data: RegionData): string {
   const own = data.pluralVerb;
-  if (own === null) return text;
+  if (own === null || !/(?:wir|sie|ihr)(?![\p{L}])/iu.test(text)) return text;
   const subjectFirst = text.replace(SUBJECT_THEN_VERB, (match, subject: string, stem: string, ending: string, offset: number) => {
     if (/^sie/iu.test(subject) && GOVERNS_OBJECT.test(text.slice(Math.max(0, offset - 20), offset))) return match;
     const said = pluralOf(stem, ending, data, own);
