@@ -1,7 +1,25 @@
 import type { RegionData } from './region-data.js';
 
-/** Lexicon words that are also common word endings, never taken as the head of a compound. */
-const NOT_HEADS = new Set(['ende', 'ente', 'erin', 'ling', 'chen', 'isch', 'lich', 'heit', 'keit', 'sche', 'nung', 'ment', 'ungen', 'iger']);
+/** Lexicon words that are also common word endings or end frequent names (Kurmann, Nürnberg), never taken as the head of a compound. */
+const NOT_HEADS = new Set([
+  'ende',
+  'ente',
+  'erin',
+  'ling',
+  'chen',
+  'isch',
+  'lich',
+  'heit',
+  'keit',
+  'sche',
+  'nung',
+  'ment',
+  'ungen',
+  'iger',
+  'mann',
+  'stern',
+  'berg',
+]);
 /** The shortest head and modifier a compound is split into. */
 const MIN_HEAD = 4;
 const MIN_MODIFIER = 3;
