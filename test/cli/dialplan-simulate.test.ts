@@ -11,14 +11,34 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SwissGermanRenderer } from '../../engine/dialect/swiss-german-renderer.js';
+import { spokenText } from '../../src/dialplan/simulation/spoken-text.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
+
+/**
+ * A prompt of the shipped dialplans as the simulator prints it: the dialplan's German text
+ * rendered into Zürich German by the renderer as it is now. What these tests hold is the call's
+ * flow (which prompt, in which order, where it goes); the renderings themselves are measured
+ * by the dialect tests and benchmarks, and change as the dialect data grows.
+ */
+const zurich = (text: string): string =>
+  `< ${spokenText({ text, language: 'de-CH', voice: 'anna', dialect: 'zurich', bargeIn: true }, new SwissGermanRenderer())}`;
 
 const WELCOME = fileURLToPath(new URL('../../dialplans/welcome-4-languages.yaml', import.meta.url));
 const HOTLINE = fileURLToPath(new URL('../../dialplans/hotline-zurich.yaml', import.meta.url));
 
 const simulate = (file: string, args: string[], input: string[], run = runCliInProcess) =>
   run(['dialplan', 'simulate', file, ...args], {}, input.map((line) => `${line}\n`).join(''));
-const CHOICE = "< Willkomme. Für Deutsch drücke Si eis. Pour le français, tapez deux. Per l'italiano, premete tre. For English, press four.";
+// The welcome line's choice: German with a dialect-free route voice (standard Swiss data), then French, Italian and English.
+const CHOICE = `< ${spokenText(
+  {
+    text: `<speak>Willkommen. Für Deutsch drücken Sie 1. <lang xml:lang="fr-CH">Pour le français, tapez 2.</lang> <lang xml:lang="it-CH">Per l'italiano, premete 3.</lang> <lang xml:lang="en">For English, press 4.</lang></speak>`,
+    language: 'de-CH',
+    voice: 'anna',
+    bargeIn: true,
+  },
+  new SwissGermanRenderer(),
+)}`;
 
 let dir: string;
 beforeAll(async () => {
@@ -101,14 +121,15 @@ describe('sprachrohr dialplan simulate: bad input', () => {
 });
 
 describe('sprachrohr dialplan simulate: hotline-zurich', () => {
-  const GREETING = '< Grüezi, Si sind bi de Hotline vo de Stadtwerke.';
-  const MENU =
-    '< Bi enere Störig drücked Si d Taste eis, für Frage zur Rächnig d Taste zwei, für eusi Öffnungszeite d Taste drüü. Wened Si mit eme Mitarbeiter spreche wänd, drücked Si d Taste null oder säge Si Mitarbeiter.';
-  const CLOSED =
-    '< Eusi Hotline isch vo Mäntig bis Friitig vo achti bis halbi sächsi erreichbar. Bi enere Störig erreiched Si de Pikettdienst under null vier vier, föif föif föif, null eis, eis eis.';
-  const HOLIDAY =
-    '< Hüt isch en Feiertag, eusi Hotline isch zue. Bi enere Störig erreiched Si de Pikettdienst under null vier vier, föif föif föif, null eis, eis eis.';
-  const MESSAGE = '< Si chönd eus nach dem Signalton e Nachricht hinterlasse.';
+  const GREETING = zurich('Guten Tag, Sie sind bei der Hotline der Stadtwerke.');
+  const MENU = zurich(
+    'Bei einer Störung drücken Sie die Taste 1, für Fragen zur Rechnung die Taste 2, für unsere Öffnungszeiten die Taste 3. Wenn Sie mit einem Mitarbeiter sprechen möchten, drücken Sie die Taste 0 oder sagen Sie Mitarbeiter.',
+  );
+  const CLOSED = zurich(
+    'Unsere Hotline ist von Montag bis Freitag von 8 Uhr bis 17:30 Uhr erreichbar. Bei einer Störung erreichen Sie den Pikettdienst unter 044 555 01 11.',
+  );
+  const HOLIDAY = zurich('Heute ist ein Feiertag, unsere Hotline ist geschlossen. Bei einer Störung erreichen Sie den Pikettdienst unter 044 555 01 11.');
+  const MESSAGE = zurich('Sie können uns nach dem Signalton eine Nachricht hinterlassen.');
   const run = (at: string, input: string[], extra: string[] = []) => simulate(HOTLINE, ['--number', '0445550100', '--at', at, ...extra], input);
 
   it('open on a Wednesday morning: the menu in Zürich German, the hours by key, a person by word', async () => {
@@ -116,9 +137,9 @@ describe('sprachrohr dialplan simulate: hotline-zurich', () => {
     expect(result.stdout.trim().split('\n')).toEqual([
       GREETING,
       MENU,
-      '< Mir sind vo Mäntig bis Friitig vo achti bis halbi sächsi für Si da.',
+      zurich('Wir sind von Montag bis Freitag von 8 Uhr bis 17:30 Uhr für Sie da.'),
       MENU,
-      '< En Momänt bitte, Si werde verbunde.',
+      zurich('Einen Moment bitte, Sie werden verbunden.'),
       '-> transfer +41445550110',
     ]);
     expect(result.code).toBe(0);
@@ -133,15 +154,15 @@ describe('sprachrohr dialplan simulate: hotline-zurich', () => {
     expect(result.stdout.trim().split('\n')).toEqual([
       GREETING,
       MENU,
-      '< Bitte gebed Si Ihri achtstellige Chundenummere en und drücked Si danach d Raute.',
-      '< Die Chundenummere isch nöd gültig.',
-      '< Bitte gebed Si Ihri achtstellige Chundenummere en und drücked Si danach d Raute.',
-      '< Si werde mit de Abteilig Rechnige verbunde.',
+      zurich('Bitte geben Sie Ihre achtstellige Kundennummer ein und drücken Sie danach die Raute.'),
+      zurich('Diese Kundennummer ist nicht gültig.'),
+      zurich('Bitte geben Sie Ihre achtstellige Kundennummer ein und drücken Sie danach die Raute.'),
+      zurich('Sie werden mit der Abteilung Rechnungen verbunden.'),
       '-> transfer +41445550112',
-      '< Im Momänt sind leider alli Leitige besetzt. Si chönd eus nach dem Signalton e Nachricht hinterlasse.',
+      zurich('Im Moment sind leider alle Leitungen besetzt. Sie können uns nach dem Signalton eine Nachricht hinterlassen.'),
       '-> record',
-      '< Merci vilmal für Ihri Nachricht. Mir melde eus so bald wie möglich.',
-      '< Uf Widerlose.',
+      zurich('Vielen Dank für Ihre Nachricht. Wir melden uns so bald wie möglich.'),
+      zurich('Auf Wiederhören.'),
       '-> hangup (hotline done)',
     ]);
     expect(result.code).toBe(0);
@@ -149,7 +170,7 @@ describe('sprachrohr dialplan simulate: hotline-zurich', () => {
 
   it('closed in the evening: the hours, then a voicemail; silence leaves no message', async () => {
     const result = await run('2026-11-25T20:00:00+01:00', ['silence']);
-    expect(result.stdout.trim().split('\n')).toEqual([CLOSED, MESSAGE, '-> record', '< Uf Widerlose.', '-> hangup (hotline done)']);
+    expect(result.stdout.trim().split('\n')).toEqual([CLOSED, MESSAGE, '-> record', zurich('Auf Wiederhören.'), '-> hangup (hotline done)']);
   });
 
   // Each instant with the greeting (open) or the closed notice it must get, across 2026 and 2027.
