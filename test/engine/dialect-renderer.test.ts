@@ -69,12 +69,17 @@ describe('Swiss German rendering', () => {
     }
   });
 
-  it('renders a 500-character text in well under 2 ms', () => {
+  it('renders a 500-character text in under 2 ms (the median of 200, the target being p50)', () => {
     const text = 'Guten Tag, für Fragen zur Rechnung drücken Sie die Eins, für Störungen die Zwei. '.repeat(6).slice(0, 500);
     for (let i = 0; i < 50; i++) renderer.render(text, 'bern');
-    const started = performance.now();
-    for (let i = 0; i < 200; i++) renderer.render(text, 'bern');
-    expect((performance.now() - started) / 200).toBeLessThan(2);
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      renderer.render(text, 'bern');
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    expect(times[100]!).toBeLessThan(2);
   });
 });
 
