@@ -35,7 +35,7 @@ function orderError(error: CallOrderError): ApiError {
       return new ApiError('stt.call_unavailable', error.message);
     case 'key_limit':
       return new ApiError('stt.rate_limited', error.message, { retryAfterSeconds: error.retryAfterSeconds ?? 1 });
-    case 'trunk_full':
+    case 'capacity':
       return new ApiError('stt.capacity', error.message, { retryAfterSeconds: error.retryAfterSeconds ?? 5 });
   }
 }

@@ -1,8 +1,8 @@
 /**
  * What `POST /v1/calls` asks for, and why such a request may be refused: the problems a caller
  * can fix (`invalid`), a call that cannot go out now (`unavailable`: calls are off, or the trunk
- * is down), and limits (`key_limit` for the key's calls per second or at once, `trunk_full` for
- * the trunk's `max_calls`), the last two with the seconds to wait.
+ * is down), and limits (`key_limit` for the key's calls per second or at once, `capacity` for
+ * the trunk's `max_calls` or `SPRACHROHR_SIP_MAX_CALLS`), the last two with the seconds to wait.
  */
 import type { DialplanStep } from '../../dialplan/dialplan-schema.js';
 import type { MachineDetectionMode } from './machine-detection.js';
@@ -46,7 +46,7 @@ export interface CallOwner {
 }
 
 /** Why a call order was refused. */
-export type CallOrderProblem = 'invalid' | 'unavailable' | 'key_limit' | 'trunk_full';
+export type CallOrderProblem = 'invalid' | 'unavailable' | 'key_limit' | 'capacity';
 
 /** A call order that was refused, with a detail fit for the error envelope. */
 export class CallOrderError extends Error {

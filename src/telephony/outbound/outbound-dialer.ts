@@ -141,9 +141,9 @@ export class OutboundDialer {
     if (order.status_url !== undefined) await this.parts.checkUrl(order.status_url, 'status_url');
     const counts = this.parts.calls;
     if (counts.activeCalls >= counts.maxCalls)
-      throw new CallOrderError('trunk_full', `the gateway has ${counts.activeCalls} calls, its limit (SPRACHROHR_SIP_MAX_CALLS)`, 5);
+      throw new CallOrderError('capacity', `the gateway has ${counts.activeCalls} calls, its limit (SPRACHROHR_SIP_MAX_CALLS)`, 5);
     if (plan.trunk && counts.trunkCalls(plan.trunk.name) >= plan.trunk.maxCalls)
-      throw new CallOrderError('trunk_full', `trunk ${plan.trunk.name} has ${counts.trunkCalls(plan.trunk.name)} calls, its max_calls`, 5);
+      throw new CallOrderError('capacity', `trunk ${plan.trunk.name} has ${counts.trunkCalls(plan.trunk.name)} calls, its max_calls`, 5);
     this.limits.take(owner.keyId);
     const release = counts.trackPlaced(plan.trunk?.name ?? null);
     const record: PlacedCallRecord = {
