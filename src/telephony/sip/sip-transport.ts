@@ -46,6 +46,9 @@ export interface SipTransportOptions {
   readonly logger: Logger;
 }
 
+/** How often a free-port listen tries another port when TCP finds UDP's number taken. */
+const FREE_PORT_ATTEMPTS = 5;
+
 const peerKey = (peer: SipPeer): string => `${peer.transport}|${peer.address}|${peer.port}`;
 
 /** Defaults of the stream limits (see {@link SipTransportOptions}). */
@@ -92,8 +95,39 @@ export class SipTransport {
     return this.options.host;
   }
 
-  /** Binds UDP and TCP (and TLS); rejects when an address is taken. */
+  /**
+   * Binds UDP and TCP (and TLS); rejects when an address is taken. With port 0, UDP takes a free
+   * port and TCP the same number, which another program may hold over TCP alone: then both try
+   * again on another free port (a few times), instead of failing on a clash nobody asked for.
+   */
   async listen(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const udp = await this.bindUdp();
+      const tcp = net.createServer((socket) => this.accept(socket, 'TCP'));
+      try {
+        this.tcpPort = await this.listenStream(tcp, udp.address().port);
+      } catch (error) {
+        udp.close();
+        const clash = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (this.options.port === 0 && clash && attempt < FREE_PORT_ATTEMPTS) continue;
+        throw error;
+      }
+      // After binding, socket errors (ICMP unreachable on some systems) are logged, never thrown.
+      udp.on('error', (error) => this.options.logger.warn({ err: error }, 'SIP UDP socket error'));
+      this.udp = udp;
+      this.udpPort = udp.address().port;
+      this.tcp = tcp;
+      break;
+    }
+    if (this.options.tls) {
+      this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
+      this.tlsServer = net.createServer((socket) => this.accept(socket, 'TLS'));
+      this.tlsPort = await this.listenStream(this.tlsServer, this.options.tls.port);
+    }
+  }
+
+  /** The UDP socket on the configured port (a free one for 0), reading SIP messages. */
+  private async bindUdp(): Promise<dgram.Socket> {
     const family = net.isIPv6(this.options.host) ? 'udp6' : 'udp4';
     const udp = dgram.createSocket({ type: family, reuseAddr: false });
     udp.on('message', (data, remote) => this.handler(parseSipMessage(data), { transport: 'UDP', address: remote.address, port: remote.port }));
@@ -104,17 +138,7 @@ export class SipTransport {
         resolve();
       });
     });
-    // After binding, socket errors (ICMP unreachable on some systems) are logged, never thrown.
-    udp.on('error', (error) => this.options.logger.warn({ err: error }, 'SIP UDP socket error'));
-    this.udp = udp;
-    this.udpPort = udp.address().port;
-    this.tcp = net.createServer((socket) => this.accept(socket, 'TCP'));
-    this.tcpPort = await this.listenStream(this.tcp, this.udpPort);
-    if (this.options.tls) {
-      this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
-      this.tlsServer = net.createServer((socket) => this.accept(socket, 'TLS'));
-      this.tlsPort = await this.listenStream(this.tlsServer, this.options.tls.port);
-    }
+    return udp;
   }
 
   private listenStream(server: net.Server, port: number): Promise<number> {
