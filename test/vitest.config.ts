@@ -14,7 +14,7 @@ const UNIT = [
   'test/entitlements/*.test.ts',
   'test/engine/{dialect-lexicon,dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
   'test/speech/**/*.test.ts',
-  'test/store/**/*.test.ts',
+  'test/store/*.test.ts',
   'test/telephony/amd/*.test.ts',
   'test/telephony/call/{listen-*,transfer-addressing}.test.ts',
   'test/telephony/media/{audio-batch,frame-encoder,message-batch}.test.ts',

@@ -1,18 +1,7 @@
 /** Accounts in the embedded SQLite store (table `accounts`, migration 3). */
 import type Database from 'better-sqlite3';
 import type { AccountChanges, AccountRecord, AccountRepository } from './store.js';
-
-interface AccountRow {
-  id: string;
-  name: string;
-  created_at: string;
-  webhook_secret: string;
-  emails: string;
-}
-
-function toRecord(row: AccountRow): AccountRecord {
-  return { id: row.id, name: row.name, createdAt: row.created_at, webhookSecret: row.webhook_secret, emails: JSON.parse(row.emails) as string[] };
-}
+import { type AccountRow, accountFromRow } from './store-rows.js';
 
 /** Accounts by id and by name. */
 export class SqliteAccountRepository implements AccountRepository {
@@ -40,16 +29,16 @@ export class SqliteAccountRepository implements AccountRepository {
 
   async findById(id: string): Promise<AccountRecord | undefined> {
     const row = this.byId.get(id);
-    return row && toRecord(row);
+    return row && accountFromRow(row);
   }
 
   async findByName(name: string): Promise<AccountRecord | undefined> {
     const row = this.byName.get(name);
-    return row && toRecord(row);
+    return row && accountFromRow(row);
   }
 
   async list(): Promise<AccountRecord[]> {
-    return this.all.all().map(toRecord);
+    return this.all.all().map(accountFromRow);
   }
 
   async update(id: string, changes: AccountChanges): Promise<void> {

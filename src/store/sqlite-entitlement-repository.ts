@@ -1,35 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { EntitlementRecord, EntitlementRepository, NewEntitlement } from './store.js';
-
-interface EntitlementRow {
-  id: number;
-  account_id: string;
-  kind: EntitlementRecord['kind'];
-  direction: EntitlementRecord['direction'];
-  granted_seconds: number | null;
-  granted_credits: number | null;
-  used: number;
-  valid_until: string | null;
-  enforcement: EntitlementRecord['enforcement'];
-  created_at: string;
-  notices_sent: string;
-}
-
-function toRecord(row: EntitlementRow): EntitlementRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    kind: row.kind,
-    direction: row.direction,
-    grantedSeconds: row.granted_seconds,
-    grantedCredits: row.granted_credits,
-    used: row.used,
-    validUntil: row.valid_until,
-    enforcement: row.enforcement,
-    createdAt: row.created_at,
-    noticesSent: JSON.parse(row.notices_sent) as number[],
-  };
-}
+import { type EntitlementRow, entitlementFromRow } from './store-rows.js';
 
 /** Entitlements in SQLite; the ledger's repository draws from them in its own transactions. */
 export class SqliteEntitlementRepository implements EntitlementRepository {
@@ -56,12 +27,12 @@ export class SqliteEntitlementRepository implements EntitlementRepository {
 
   async insert(entitlement: NewEntitlement): Promise<EntitlementRecord> {
     const id = Number(this.insertStatement.run(entitlement).lastInsertRowid);
-    return toRecord(this.byId.get(id)!);
+    return entitlementFromRow(this.byId.get(id)!);
   }
 
   async findById(id: number): Promise<EntitlementRecord | undefined> {
     const row = this.byId.get(id);
-    return row && toRecord(row);
+    return row && entitlementFromRow(row);
   }
 
   async list(accountId: string): Promise<EntitlementRecord[]> {
@@ -78,7 +49,7 @@ export class SqliteEntitlementRepository implements EntitlementRepository {
 
   /** The account's entitlements, read synchronously inside a ledger transaction. */
   activeOf(accountId: string): EntitlementRecord[] {
-    return this.ofAccount.all(accountId).map(toRecord);
+    return this.ofAccount.all(accountId).map(entitlementFromRow);
   }
 
   /** Adds to an entitlement's use (inside a ledger transaction). */

@@ -1,51 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Environment, JobAudio, JobCallbackState, JobOutcome, JobRecord, JobRepository, JobTranscript } from './store.js';
-
-interface JobRow {
-  id: string;
-  account_id: string;
-  key_id: string;
-  environment: Environment;
-  kind: JobRecord['kind'];
-  status: JobRecord['status'];
-  request: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  audio: string | null;
-  result_expires_at: string | null;
-  purged_at: string | null;
-  error: string | null;
-  attempts: number;
-  callback_url: string | null;
-  callback_delivered_at: string | null;
-  callback_attempts: number;
-  callback_error: string | null;
-  transcript: string | null;
-}
-
-function toRecord(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    keyId: row.key_id,
-    environment: row.environment,
-    kind: row.kind,
-    status: row.status,
-    request: row.request,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    audio: row.audio === null ? null : (JSON.parse(row.audio) as JobAudio),
-    resultExpiresAt: row.result_expires_at,
-    purgedAt: row.purged_at,
-    error: row.error === null ? null : (JSON.parse(row.error) as JobRecord['error']),
-    attempts: row.attempts,
-    callbackUrl: row.callback_url,
-    callback: { deliveredAt: row.callback_delivered_at, attempts: row.callback_attempts, error: row.callback_error },
-    transcript: row.transcript === null ? null : (JSON.parse(row.transcript) as JobTranscript),
-  };
-}
+import type { Environment, JobCallbackState, JobOutcome, JobRecord, JobRepository } from './store.js';
+import { type JobRow, jobFromRow } from './store-rows.js';
 
 /** The jobs and their queue in SQLite; a claim is one UPDATE … RETURNING, so no two runners share a job. */
 export class SqliteJobRepository implements JobRepository {
@@ -101,11 +56,11 @@ export class SqliteJobRepository implements JobRepository {
 
   async findById(id: string): Promise<JobRecord | undefined> {
     const row = this.byId.get(id);
-    return row && toRecord(row);
+    return row && jobFromRow(row);
   }
 
   async list(accountId: string, environment: Environment, limit: number): Promise<JobRecord[]> {
-    return this.newest.all(accountId, environment, limit).map(toRecord);
+    return this.newest.all(accountId, environment, limit).map(jobFromRow);
   }
 
   async queuedOf(keyId: string): Promise<number> {
@@ -114,7 +69,7 @@ export class SqliteJobRepository implements JobRepository {
 
   async claim(startedAt: string): Promise<JobRecord | undefined> {
     const row = this.claimStatement.get(startedAt);
-    return row && toRecord(row);
+    return row && jobFromRow(row);
   }
 
   async finish(id: string, outcome: JobOutcome): Promise<void> {
@@ -146,6 +101,6 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   async pendingCallbacks(maxAttempts: number, limit: number): Promise<JobRecord[]> {
-    return this.pendingStatement.all(maxAttempts, limit).map(toRecord);
+    return this.pendingStatement.all(maxAttempts, limit).map(jobFromRow);
   }
 }

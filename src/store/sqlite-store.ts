@@ -7,6 +7,7 @@ import { SqliteJobRepository } from './sqlite-job-repository.js';
 import { SqliteRecordingRepository } from './sqlite-recording-repository.js';
 import { SqliteUsageRepository } from './sqlite-usage-repository.js';
 import { MIGRATIONS } from './sqlite-migrations.js';
+import { type KeyRow, keyFromRow } from './store-rows.js';
 import type {
   AccountRepository,
   ApiKeyChanges,
@@ -18,34 +19,6 @@ import type {
   Store,
   UsageRepository,
 } from './store.js';
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  environment: 'live' | 'sandbox';
-  fingerprint: string;
-  display_prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  replaced_by: string | null;
-}
-
-function toRecord(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    environment: row.environment,
-    fingerprint: row.fingerprint,
-    displayPrefix: row.display_prefix,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    expiresAt: row.expires_at,
-    replacedBy: row.replaced_by,
-  };
-}
 
 /**
  * Largest WAL file kept between checkpoints; SQLite truncates it to this after a reset. Four
@@ -186,16 +159,16 @@ class SqliteKeyRepository implements KeyRepository {
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
     const row = this.byId.get(id);
-    return row && toRecord(row);
+    return row && keyFromRow(row);
   }
 
   async findByFingerprint(fingerprint: string): Promise<ApiKeyRecord | undefined> {
     const row = this.byFingerprint.get(fingerprint);
-    return row && toRecord(row);
+    return row && keyFromRow(row);
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return this.all.all().map(toRecord);
+    return this.all.all().map(keyFromRow);
   }
 
   async update(id: string, changes: ApiKeyChanges): Promise<void> {

@@ -2,26 +2,7 @@ import type Database from 'better-sqlite3';
 import { noticesCrossed, planDraws } from '../entitlements/draw-plan.js';
 import type { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
 import type { CreditRates, EntitlementNotice, LedgerEntry, RecordOutcome, UsageKind, UsageRepository, UsageSummaryRow, UsageTotals } from './store.js';
-
-interface LedgerRow {
-  request_id: string;
-  account_id: string;
-  key_id: string;
-  environment: LedgerEntry['environment'];
-  direction: LedgerEntry['direction'];
-  mode: LedgerEntry['mode'];
-  recorded_at: string;
-  audio_seconds: number;
-}
-
-interface SummaryRow {
-  day: string;
-  environment: UsageSummaryRow['environment'];
-  direction: UsageSummaryRow['direction'];
-  mode: UsageSummaryRow['mode'];
-  requests: number;
-  audio_seconds: number;
-}
+import { type LedgerRow, type SummaryRow, ledgerFromRow, summaryFromRow } from './store-rows.js';
 
 /**
  * The ledger in SQLite: an entry per request id (`INSERT OR IGNORE`), and in the same
@@ -93,29 +74,11 @@ export class SqliteUsageRepository implements UsageRepository {
   }
 
   async summary(accountId: string, from: string, to: string): Promise<UsageSummaryRow[]> {
-    return this.summaryRows.all(accountId, from, to).map((row) => ({
-      day: row.day,
-      environment: row.environment,
-      direction: row.direction,
-      mode: row.mode,
-      requests: row.requests,
-      audioSeconds: row.audio_seconds,
-    }));
+    return this.summaryRows.all(accountId, from, to).map(summaryFromRow);
   }
 
   async findByRequestId(requestId: string): Promise<LedgerEntry | undefined> {
     const row = this.byRequestId.get(requestId);
-    return (
-      row && {
-        requestId: row.request_id,
-        accountId: row.account_id,
-        keyId: row.key_id,
-        environment: row.environment,
-        direction: row.direction,
-        mode: row.mode,
-        recordedAt: row.recorded_at,
-        audioSeconds: row.audio_seconds,
-      }
-    );
+    return row && ledgerFromRow(row);
   }
 }

@@ -1,0 +1,21 @@
+/** Transactions on a PostgreSQL pool. */
+import type pg from 'pg';
+
+/**
+ * Runs `work` in one transaction on one connection of `pool`: committed when it returns,
+ * rolled back when it throws (and the error passed on).
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
