@@ -19,8 +19,13 @@ export interface Config {
   readonly port: number;
   /** Folder of the embedded store and the generated key secret. */
   readonly dataDir: string;
-  /** Secret for key fingerprints; generated into `dataDir` when not given. */
+  /** Secret for key fingerprints; generated into `dataDir` when not given (required with {@link databaseUrl}). */
   readonly keySecret: string | null;
+  /**
+   * The shared PostgreSQL store (`postgres://…`) every instance of a deployment uses; null: the
+   * embedded SQLite store in `dataDir`.
+   */
+  readonly databaseUrl: string | null;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Public base address including `/v1`, for discovery documents. */
   readonly publicBaseUrl: string | null;
@@ -104,6 +109,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (keySecret !== null && keySecret.length < 32) {
     throw new ConfigError('SPRACHROHR_KEY_SECRET', 'must be at least 32 characters long');
   }
+  const databaseUrl = loadDatabaseUrl(env);
+  if (databaseUrl !== null && keySecret === null) {
+    // A secret generated into one instance's data folder would make the keys others made unusable there.
+    throw new ConfigError('SPRACHROHR_KEY_SECRET', 'must be set when SPRACHROHR_DATABASE_URL is: every instance on the database needs the same one');
+  }
   const publicBaseUrl = env['SPRACHROHR_PUBLIC_BASE_URL'] || null;
   if (publicBaseUrl !== null && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(publicBaseUrl)) {
     throw new ConfigError('SPRACHROHR_PUBLIC_BASE_URL', `must be an http(s) address, got ${JSON.stringify(publicBaseUrl)}`);
@@ -122,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'SPRACHROHR_PORT', 8080, 0, 65535),
     dataDir: path.resolve(text(env, 'SPRACHROHR_DATA_DIR', 'data')),
     keySecret,
+    databaseUrl,
     logLevel: logLevel as Config['logLevel'],
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, '') ?? null,
     maxInFlight: integer(env, 'SPRACHROHR_MAX_IN_FLIGHT', cores * 64, 1, 1_000_000),
@@ -180,12 +191,36 @@ function lexiconFile(env: Env, dialplansDir: string): string | null {
   return file;
 }
 
+/** `SPRACHROHR_DATABASE_URL`, checked: a postgres:// or postgresql:// address with a host and a database, or null. */
+function loadDatabaseUrl(env: Env): string | null {
+  const value = env['SPRACHROHR_DATABASE_URL'] || null;
+  if (value === null) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('SPRACHROHR_DATABASE_URL', 'must be an address like postgres://user:password@host:5432/database');
+  }
+  // The value may hold a password: the messages never repeat it.
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('SPRACHROHR_DATABASE_URL', `must start with postgres:// or postgresql://, not ${url.protocol}//`);
+  }
+  if (!url.hostname) throw new ConfigError('SPRACHROHR_DATABASE_URL', 'names no host');
+  if (url.pathname.length <= 1) throw new ConfigError('SPRACHROHR_DATABASE_URL', 'names no database (the path after the host)');
+  const max = url.searchParams.get('max');
+  if (max !== null && !(/^\d+$/.test(max) && Number(max) >= 1 && Number(max) <= 1000)) {
+    throw new ConfigError('SPRACHROHR_DATABASE_URL', `max (the pool size) must be a whole number from 1 to 1000, got ${JSON.stringify(max)}`);
+  }
+  return value;
+}
+
 /** The variables {@link loadConfig} reads, for `--help` and the README. */
 export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: string]> = [
   ['SPRACHROHR_HOST', 'address to listen on (default 127.0.0.1)'],
   ['SPRACHROHR_PORT', 'HTTP port (default 8080; 0 picks a free port)'],
   ['SPRACHROHR_DATA_DIR', 'folder of the embedded store (default ./data)'],
-  ['SPRACHROHR_KEY_SECRET', 'secret for key fingerprints, ≥ 32 characters (default: generated into the data folder)'],
+  ['SPRACHROHR_KEY_SECRET', 'secret for key fingerprints, ≥ 32 characters (default: generated into the data folder; required with a database URL)'],
+  ['SPRACHROHR_DATABASE_URL', 'postgres://user:password@host:port/database[?max=N]: the shared PostgreSQL store (default: SQLite in the data folder)'],
   ['SPRACHROHR_LOG_LEVEL', 'fatal|error|warn|info|debug|trace|silent (default info)'],
   ['SPRACHROHR_PUBLIC_BASE_URL', 'public address including /v1, shown in discovery documents'],
   ['SPRACHROHR_MAX_IN_FLIGHT', 'requests in flight per process (default 64 × cores)'],

@@ -27,7 +27,7 @@ import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-serv
 import { warmSynthesis } from './speech/warm-up.js';
 import { LexiconFile } from './speech/lexicon-file.js';
 import { loadLexicon } from './speech/lexicon-loader.js';
-import { SqliteStore } from './store/sqlite-store.js';
+import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { TelephonyLink } from './api/telephony-link.js';
 import { CallStatusSender } from './telephony/outbound/call-status-events.js';
@@ -36,12 +36,13 @@ import { orderUrlCheck } from './telephony/outbound/order-url-check.js';
 /** The folder, in the data folder, of the jobs' results. */
 const JOBS_FOLDER = 'jobs';
 
-/** Name of the embedded store's file in the data folder. */
-export const STORE_FILE = 'sprachrohr.sqlite';
-
-/** Opens the embedded store and the key service of a data folder (shared by server and CLI). */
-export function openKeyStore(config: Config): { store: Store; keys: KeyService; accounts: AccountService; entitlements: EntitlementService } {
-  const store = SqliteStore.open(path.join(config.dataDir, STORE_FILE));
+/**
+ * Opens the configured store (PostgreSQL or the data folder's SQLite) and the key service on it
+ * (shared by server and CLI).
+ * @throws StoreUnavailableError when the database cannot be reached or migrated
+ */
+export async function openKeyStore(config: Config): Promise<{ store: Store; keys: KeyService; accounts: AccountService; entitlements: EntitlementService }> {
+  const store = await openStore(config);
   const keys = new KeyService(store.keys, loadKeySecret(config.keySecret, config.dataDir));
   return { store, keys, accounts: new AccountService(store.accounts), entitlements: new EntitlementService(store.entitlements) };
 }
@@ -149,7 +150,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // A bad lexicon stops the start with its FILE:LINE:COLUMN before anything is opened.
   const lexiconAt = { file: config.lexiconFile, directory: config.telephony.dialplansDir };
   const lexicon = await loadLexicon(lexiconAt);
-  const { store, keys } = openKeyStore(config);
+  const { store, keys } = await openKeyStore(config);
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const engines = await startEngines(config);
   // Every synthesis (HTTP, realtime, jobs, calls) renders through the registry's one renderer.

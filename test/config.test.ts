@@ -23,6 +23,10 @@ describe('configuration', () => {
     ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'two', /must be a decimal number/],
     ['SPRACHROHR_CALLBACK_ALLOW', '10.0.0.0/8,intranet', /SPRACHROHR_CALLBACK_ALLOW: "intranet" is not an address or CIDR range/],
     ['SPRACHROHR_EVALUATION_SECONDS', '-5', /SPRACHROHR_EVALUATION_SECONDS: must be a whole number/],
+    ['SPRACHROHR_DATABASE_URL', 'db.example.ch', /SPRACHROHR_DATABASE_URL: must be an address like postgres:/],
+    ['SPRACHROHR_DATABASE_URL', 'mysql://u:secret@db/x', /must start with postgres:\/\/ or postgresql:\/\/, not mysql:/],
+    ['SPRACHROHR_DATABASE_URL', 'postgres://u:secret@db.example.ch', /SPRACHROHR_DATABASE_URL: names no database/],
+    ['SPRACHROHR_DATABASE_URL', 'postgres://db.example.ch/x?max=0', /max \(the pool size\) must be a whole number from 1 to 1000/],
   ];
   for (const [name, value, message] of bad) {
     it(`names ${name} when it is ${value}`, () => {
@@ -35,6 +39,15 @@ describe('configuration', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).variable).toBe(name);
       expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain('secret');
     });
   }
+
+  it('takes a PostgreSQL URL only with a key secret every instance shares', () => {
+    const url = 'postgresql://gateway:pw@db.example.ch:5432/sprachrohr?max=20';
+    expect(() => loadConfig({ SPRACHROHR_DATABASE_URL: url })).toThrow(/SPRACHROHR_KEY_SECRET: must be set when SPRACHROHR_DATABASE_URL is/);
+    const config = loadConfig({ SPRACHROHR_DATABASE_URL: url, SPRACHROHR_KEY_SECRET: 'k'.repeat(32) });
+    expect(config.databaseUrl).toBe(url);
+    expect(loadConfig({}).databaseUrl).toBeNull();
+  });
 });

@@ -27,8 +27,9 @@ show           Shows one account with its keys, its entitlements and, with --jso
 set-emails     Replaces the addresses the account's notices go to (none: no --email).
 rotate-secret  Makes a new webhook secret; the old one stops signing at once.
 
-Keys made without --account belong to the account "default". Works on the data
-folder of SPRACHROHR_DATA_DIR (default ./data), also while the server runs.
+Keys made without --account belong to the account "default".
+Works on SPRACHROHR_DATABASE_URL (PostgreSQL) when set, else on the data folder
+of SPRACHROHR_DATA_DIR (default ./data), also while the gateway runs.
 `;
 
 function describe(account: AccountRecord, keys: readonly ApiKeyRecord[], withSecret: boolean, entitlements?: readonly EntitlementRecord[]): object {
@@ -58,7 +59,7 @@ export async function accountsCommand(argv: string[], io: CommandIo): Promise<st
   if (!action) throw new UsageError('name a subcommand: create, list, show, set-emails or rotate-secret');
   if (action !== 'list' && !name) throw new UsageError(`accounts ${action} needs an account NAME`);
   const config = loadConfig(io.env);
-  const { store, keys, accounts, entitlements } = openKeyStore(config);
+  const { store, keys, accounts, entitlements } = await openKeyStore(config);
   try {
     switch (action) {
       case 'create': {

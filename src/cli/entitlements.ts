@@ -31,7 +31,8 @@ account without entitlements is not capped. A new account gets an evaluation of
 SPRACHROHR_EVALUATION_SECONDS (default 3600) unless made with --no-evaluation.
 --enforcement soft makes an evaluation or credit never refuse. --valid-until
 takes a date (valid through that day, UTC) or a date-time with offset.
-Works on the data folder of SPRACHROHR_DATA_DIR (default ./data).
+Works on SPRACHROHR_DATABASE_URL (PostgreSQL) when set, else on the data folder
+of SPRACHROHR_DATA_DIR (default ./data), also while the gateway runs.
 `;
 
 /** One line of a listing. */
@@ -77,7 +78,7 @@ export async function entitlementsCommand(argv: string[], io: CommandIo): Promis
   if ((action === 'add' || action === 'list') && !values.account) throw new UsageError(`entitlements ${action} needs --account NAME`);
   if ((action === 'top-up' || action === 'remove') && !/^\d+$/.test(id ?? ''))
     throw new UsageError(`entitlements ${action} needs the entitlement's ID (a number; see entitlements list)`);
-  const { store, accounts, entitlements } = openKeyStore(loadConfig(io.env));
+  const { store, accounts, entitlements } = await openKeyStore(loadConfig(io.env));
   try {
     switch (action) {
       case 'add': {

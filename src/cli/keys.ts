@@ -25,8 +25,8 @@ rotate       Makes a successor key; the old key keeps working for seven days and
              every response made with it carries X-Speech-Key-Status.
 --end-overlap  Ends a rotation's overlap now; the successor is unaffected.
 
-Works on the data folder of SPRACHROHR_DATA_DIR (default ./data), also while
-the server runs.
+Works on SPRACHROHR_DATABASE_URL (PostgreSQL) when set, else on the data folder
+of SPRACHROHR_DATA_DIR (default ./data), also while the gateway runs.
 `;
 
 function stateOf(record: ApiKeyRecord, now: string): string {
@@ -65,7 +65,7 @@ export async function keysCommand(argv: string[], io: CommandIo): Promise<string
   if (!action) throw new UsageError('name a subcommand: create, list, revoke or rotate');
   if (values.env !== 'live' && values.env !== 'sandbox') throw new UsageError(`--env must be live or sandbox, not ${values.env}`);
   const environment = values.env;
-  const { store, keys, accounts } = openKeyStore(loadConfig(io.env));
+  const { store, keys, accounts } = await openKeyStore(loadConfig(io.env));
   try {
     const accountNames = new Map((await accounts.list()).map((account) => [account.id, account.name]));
     const describeKey = (record: ApiKeyRecord) => describe(record, accountNames.get(record.accountId) ?? record.accountId);

@@ -1,6 +1,7 @@
 /** The commands of `sprachrohr`, run with the streams and environment they are given. */
 import { ConfigError } from '../config.js';
 import { ApiClientError } from './api-client.js';
+import { DB_HELP, dbCommand } from './db.js';
 import { DIALECT_HELP, dialectCommand } from './dialect.js';
 import { DIALPLAN_HELP, dialplanCommand } from './dialplan.js';
 import { CommandFailure } from './command-failure.js';
@@ -17,17 +18,19 @@ import type { CommandIo } from './command-io.js';
 import { DialplanError } from '../dialplan/yaml-file.js';
 import { USAGE_HELP, usageCommand } from './usage.js';
 import { UsageError } from './usage-error.js';
+import { StoreUnavailableError } from '../store/open-store.js';
 
 const MAIN_HELP = `sprachrohr — realtime telephony voice gateway and speech API
 
 Usage: sprachrohr <command> [options]
 
 Commands:
-  serve         run the speech API (embedded store, no external server)
+  serve         run the speech API (embedded store, or PostgreSQL with SPRACHROHR_DATABASE_URL)
   keys          create, list, revoke and rotate API keys
   accounts      create, list and show the accounts keys act for
   entitlements  what an account may use: free minutes, commitments, credit
   usage         what an account used, from the billing ledger
+  db            migrate the store's schema, or show its version
   tts           synthesise text into an audio file through the API
   stt           transcribe a recording through the API
   dialect       show how a text is rendered into a Swiss German dialect
@@ -45,6 +48,7 @@ const HELP: Record<string, string> = {
   accounts: ACCOUNTS_HELP,
   entitlements: ENTITLEMENTS_HELP,
   usage: USAGE_HELP,
+  db: DB_HELP,
   tts: TTS_HELP,
   stt: STT_HELP,
   dialect: DIALECT_HELP,
@@ -93,6 +97,7 @@ async function dispatch(argv: string[], io: CommandIo): Promise<number> {
       accounts: accountsCommand,
       entitlements: entitlementsCommand,
       usage: usageCommand,
+      db: dbCommand,
       tts: ttsCommand,
       stt: sttCommand,
       dialect: dialectCommand,
@@ -118,6 +123,10 @@ async function dispatch(argv: string[], io: CommandIo): Promise<number> {
       // A dialplan or the trunk file stopped the start: where, and what is wrong, without a stack.
       io.stderr.write(`sprachrohr: ${error.message}\n`);
       return 78;
+    }
+    if (error instanceof StoreUnavailableError) {
+      io.stderr.write(`sprachrohr: the store cannot be used: ${error.message}\n`);
+      return 1;
     }
     if (error instanceof ApiClientError || error instanceof CommandFailure) {
       io.stderr.write(`sprachrohr ${command}: ${error.message}\n`);

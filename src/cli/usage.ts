@@ -25,8 +25,9 @@ Usage:
 
 Without --csv: the window's lines per direction and mode (live traffic, billed),
 the billable total, the sandbox traffic (never billed), as GET /v1/usage reports
-them, and the account's entitlements as they stand now. Works on the data folder of SPRACHROHR_DATA_DIR (default ./data),
-also while the server runs.
+them, and the account's entitlements as they stand now.
+Works on SPRACHROHR_DATABASE_URL (PostgreSQL) when set, else on the data folder
+of SPRACHROHR_DATA_DIR (default ./data), also while the gateway runs.
 `;
 
 /** The CSV of the ledger's sums, a line per day, environment, direction and mode. */
@@ -55,7 +56,7 @@ export async function usageCommand(argv: string[], io: CommandIo): Promise<strin
     if (error instanceof InvalidWindowError) throw new UsageError(error.message);
     throw error;
   }
-  const { store, accounts } = openKeyStore(loadConfig(io.env));
+  const { store, accounts } = await openKeyStore(loadConfig(io.env));
   try {
     const account = await accounts.byName(values.account);
     const rows = await store.usage.summary(account.id, window.from.toISOString(), window.to.toISOString());

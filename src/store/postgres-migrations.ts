@@ -218,3 +218,11 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
     client.release();
   }
 }
+
+/** The schema version of the database (0 when it was never migrated), without changing anything. */
+export async function postgresSchemaVersion(pool: pg.Pool): Promise<number> {
+  const { rows: table } = await pool.query<{ found: string | null }>(`SELECT to_regclass('schema_migrations')::text AS found`);
+  if (!table[0]?.found) return 0;
+  const { rows } = await pool.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  return rows[0]?.version ?? 0;
+}

@@ -112,7 +112,7 @@ const words = WORDS.split(/\s+/).length;
 if (words !== 200) throw new Error(`the job text must be 200 words, not ${words}`);
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-jobs-bench-'));
-const { store, keys: keyService } = openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
+const { store, keys: keyService } = await openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
 const keys: string[] = [];
 for (let i = 0; i < KEYS; i++) keys.push((await keyService.create(`bench ${i}`, 'live')).key);
 await store.close();

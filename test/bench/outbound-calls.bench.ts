@@ -481,7 +481,7 @@ async function main(): Promise<void> {
   // Imported here: the worker threads load this file too, and need none of the server.
   const { loadConfig } = await import('../../src/config.js');
   const { openKeyStore } = await import('../../src/server.js');
-  const { store, keys } = openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
+  const { store, keys } = await openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
   // Every request counts against its key's 600 a minute (burst 25): the calls are spread over several keys of one account.
   const benchKeys: string[] = [];
   for (let n = 0; n < KEYS; n++) benchKeys.push((await keys.create(`outbound bench ${n}`, 'live')).key);

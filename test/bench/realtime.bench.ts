@@ -37,7 +37,7 @@ interface Server {
 
 async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-realtime-bench-'));
-  const { store, keys } = openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
+  const { store, keys } = await openKeyStore(loadConfig({ SPRACHROHR_DATA_DIR: dataDir }));
   const liveKeys: string[] = [];
   const sandboxKeys: string[] = [];
   for (let i = 0; i < 10; i++) {

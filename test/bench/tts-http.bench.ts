@@ -69,7 +69,7 @@ if (TEXT.length !== 200) throw new Error(`the benchmark text must be 200 charact
 export async function benchTtsHttp(): Promise<HttpFigures> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-bench-'));
   const config = loadConfig({ SPRACHROHR_DATA_DIR: dataDir });
-  const { store, keys } = openKeyStore(config);
+  const { store, keys } = await openKeyStore(config);
   const apiKeys: string[] = [];
   for (let i = 0; i < KEYS; i++) apiKeys.push((await keys.create(`bench ${i}`, 'sandbox')).key);
   await store.close();

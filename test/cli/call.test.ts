@@ -46,7 +46,7 @@ beforeAll(async () => {
     SPRACHROHR_TTS_ENGINE: 'none',
     SPRACHROHR_STT_ENGINE: 'none',
   });
-  const { store, keys } = openKeyStore(config);
+  const { store, keys } = await openKeyStore(config);
   const key = (await keys.create('ops', 'live')).key;
   await store.close();
   server = await startServer(config, pino({ level: 'silent' }));

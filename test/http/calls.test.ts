@@ -76,7 +76,7 @@ beforeAll(async () => {
     SPRACHROHR_CALLBACK_ALLOW: '127.0.0.0/8',
   };
   const config = loadConfig(env);
-  const { store, keys, accounts } = openKeyStore(config);
+  const { store, keys, accounts } = await openKeyStore(config);
   live = (await keys.create('ops', 'live')).key;
   sandbox = (await keys.create('sandbox', 'sandbox')).key;
   const other = await accounts.create('other');

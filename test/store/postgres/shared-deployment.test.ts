@@ -1,0 +1,108 @@
+/**
+ * Two `sprachrohr serve` processes on one PostgreSQL database, as a deployment of identical
+ * instances runs: keys made with the CLI against the database work on both instances (each
+ * with a fresh, empty data folder), what both metered is in one ledger, a key revoked once is
+ * refused by both, and `sprachrohr db` migrates and reports the schema. Also what a bad or
+ * unreachable database URL gives: the configuration error or the store's, never a stack.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres-migrations.js';
+import { runCliInProcess, startServe, type ServeProcess } from '../../helpers/cli.js';
+import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+
+const missing = postgresMissing();
+const SECRET = 'a-shared-key-secret-of-at-least-32-characters';
+
+describe.skipIf(missing)('instances sharing one PostgreSQL database', () => {
+  let server: PostgresRun;
+  let dir = '';
+  let env: Record<string, string> = {};
+  const instances: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-shared-'));
+    env = {
+      SPRACHROHR_DATABASE_URL: await server.createDatabase('deployment'),
+      SPRACHROHR_KEY_SECRET: SECRET,
+      SPRACHROHR_DATA_DIR: path.join(dir, 'cli-data'),
+      SPRACHROHR_SIP: 'off',
+      SPRACHROHR_TTS_ENGINE: 'none',
+      SPRACHROHR_STT_ENGINE: 'none',
+      SPRACHROHR_LOG_LEVEL: 'info',
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const instance of instances) instance.child.kill('SIGKILL');
+    await Promise.all(instances.map((instance) => instance.exited));
+    await server?.stop();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('migrates with `sprachrohr db migrate` once, and `db status` says so', async () => {
+    const before = await runCliInProcess(['db', 'status'], env);
+    expect(before.stdout).toMatch(
+      new RegExp(`schema version 0, this release ${POSTGRES_MIGRATIONS.length}: ${POSTGRES_MIGRATIONS.length} migration\\(s\\) to apply`),
+    );
+    expect(before.stdout).not.toContain(SECRET);
+    const migrated = await runCliInProcess(['db', 'migrate'], env);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout.split('\n').filter((line) => line.startsWith('applied '))).toHaveLength(POSTGRES_MIGRATIONS.length);
+    const again = await runCliInProcess(['db', 'migrate'], env);
+    expect(again.stdout).toMatch(/nothing to apply/);
+    expect((await runCliInProcess(['db', 'status'], env)).stdout).toMatch(/: up to date\n$/);
+  });
+
+  it('serves keys made elsewhere from fresh instances, meters both into one ledger, and revokes on both', async () => {
+    const created = await runCliInProcess(['keys', 'create', '--name', 'shared', '--env', 'sandbox', '--json'], env);
+    expect(created.code).toBe(0);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    const started = await Promise.all(['a', 'b'].map((name) => startServe({ ...env, SPRACHROHR_DATA_DIR: path.join(dir, `instance-${name}`) })));
+    instances.push(...started);
+    const synthesise = (instance: ServeProcess) =>
+      fetch(`${instance.baseUrl}/tts`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'Grüezi mitenand', language: 'de-CH', format: 'pcm16', sample_rate_hz: 16000 }),
+      });
+    for (const instance of instances) {
+      const response = await synthesise(instance);
+      expect(response.status, await response.clone().text()).toBe(200);
+    }
+    // Nothing of the store is in an instance's data folder.
+    for (const name of ['a', 'b']) {
+      const files = await fs.readdir(path.join(dir, `instance-${name}`)).catch(() => []);
+      expect(files.filter((file) => file.startsWith('sprachrohr.sqlite') || file === 'key-secret')).toEqual([]);
+    }
+    const usage = await runCliInProcess(['usage', '--account', 'default', '--csv'], env);
+    const sandboxLines = usage.stdout.split('\n').filter((line) => line.includes(',sandbox,tts,batch,'));
+    expect(sandboxLines).toHaveLength(1);
+    expect(sandboxLines[0]!.split(',')[4]).toBe('2');
+    expect((await runCliInProcess(['keys', 'revoke', id], env)).code).toBe(0);
+    // A revoked key is known but refused: 403 on both (no instance kept it in a cache).
+    for (const instance of instances) expect((await synthesise(instance)).status).toBe(403);
+  }, 90_000);
+
+  it('says what is wrong with a bad database URL, or an unreachable database, without a stack', async () => {
+    const bad = await runCliInProcess(['keys', 'list'], { ...env, SPRACHROHR_DATABASE_URL: 'mysql://u:p@h/d' });
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toMatch(/SPRACHROHR_DATABASE_URL.*postgres:\/\//);
+    const noSecret = await runCliInProcess(['keys', 'list'], { ...env, SPRACHROHR_KEY_SECRET: '' });
+    expect(noSecret.code).toBe(78);
+    expect(noSecret.stderr).toMatch(/SPRACHROHR_KEY_SECRET: must be set when SPRACHROHR_DATABASE_URL is/);
+    const down = await runCliInProcess(['keys', 'list'], {
+      ...env,
+      SPRACHROHR_DATABASE_URL: `postgres://sprachrohr:hunter2@127.0.0.1:${server.port + 1}/deployment`,
+    });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(
+      /^sprachrohr: the store cannot be used: PostgreSQL at postgres:\/\/sprachrohr:\*\*\*@127\.0\.0\.1:\d+\/deployment: .*ECONNREFUSED/,
+    );
+    expect(down.stderr).not.toContain('hunter2');
+    expect(down.stderr).not.toMatch(/\n\s+at /);
+  });
+});
