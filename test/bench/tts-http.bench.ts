@@ -65,15 +65,15 @@ async function runWrk(address: string, keys: string[], body: string, connections
 
 if (TEXT.length !== 200) throw new Error(`the benchmark text must be 200 characters, not ${TEXT.length}`);
 
-/** Starts a server on a fresh data folder, measures, stops it. */
-export async function benchTtsHttp(): Promise<HttpFigures> {
+/** Starts a server on a fresh data folder (and the store `env` names, if any), measures, stops it. */
+export async function benchTtsHttp(env: Record<string, string> = {}): Promise<HttpFigures> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-bench-'));
-  const config = loadConfig({ SPRACHROHR_DATA_DIR: dataDir });
+  const config = loadConfig({ ...env, SPRACHROHR_DATA_DIR: dataDir });
   const { store, keys } = await openKeyStore(config);
   const apiKeys: string[] = [];
   for (let i = 0; i < KEYS; i++) apiKeys.push((await keys.create(`bench ${i}`, 'sandbox')).key);
   await store.close();
-  const server = await startServeProcess({ SPRACHROHR_DATA_DIR: dataDir });
+  const server = await startServeProcess({ ...env, SPRACHROHR_DATA_DIR: dataDir });
   const address = server.address;
   const url = new URL(address);
   const body = JSON.stringify({ text: TEXT, format: 'pcm16' });

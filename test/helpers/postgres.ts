@@ -65,8 +65,14 @@ function runAs(owner: { uid: number; gid: number } | null, program: string, args
   });
 }
 
+/** How the cluster runs. */
+export interface PostgresOptions {
+  /** Write to disk as a production database does (fsync, full pages): for benchmarks. Default off: tests need no durability. */
+  readonly durable?: boolean;
+}
+
 /** Starts a fresh cluster; ready once it accepts a connection. */
-export async function startPostgres(): Promise<PostgresRun> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresRun> {
   const bin = postgresBin();
   if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed');
   const owner = clusterOwner();
@@ -75,8 +81,8 @@ export async function startPostgres(): Promise<PostgresRun> {
   const data = join(dir, 'data');
   await runAs(owner, join(bin, 'initdb'), ['-D', data, '-U', 'sprachrohr', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort('127.0.0.1', 't1');
-  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off'];
-  args.push('-c', 'synchronous_commit=off', '-c', 'max_connections=200');
+  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
+  if (!options.durable) args.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off');
   const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
