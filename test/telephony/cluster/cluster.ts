@@ -29,8 +29,14 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts an instance on SIP port `sipPort` with `dialplan` as its only dialplan. */
-export async function startInstance(name: string, sipPort: number, rtpPorts: string, dialplan: string): Promise<Instance> {
+/** Starts an instance on SIP port `sipPort` with `dialplan` as its only dialplan; `env` adds variables. */
+export async function startInstance(
+  name: string,
+  sipPort: number,
+  rtpPorts: string,
+  dialplan: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Instance> {
   const dir = await mkdtemp(join(tmpdir(), `cluster-${name}-`));
   await mkdir(join(dir, 'dialplans'));
   await writeFile(join(dir, 'dialplans', 'cluster.yaml'), dialplan);
@@ -45,6 +51,7 @@ export async function startInstance(name: string, sipPort: number, rtpPorts: str
       SPRACHROHR_TTS_ENGINE: 'none',
       SPRACHROHR_STT_ENGINE: 'none',
       SPRACHROHR_LOG_LEVEL: 'info',
+      ...env,
       // Loading the modules is most of a start: on a busy two-core host two starts at once take long.
     },
     45_000,

@@ -30,7 +30,7 @@ const DIALPLAN = [
   '    steps:',
   '      - answer: {}',
   '      - say: { text: "This instance hangs up in a moment." }',
-  '      - listen: { timeout_ms: 5000, max_ms: 6000 }',
+  '      - listen: { timeout_ms: 3000, max_ms: 4000 }',
   '      - hangup: { reason: the route hangs up }',
   '  - number: "*"',
   '    engines: synthetic',
@@ -110,7 +110,7 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
 
   it('kill -9 of one instance: its calls are lost, the survivor’s complete through Kamailio, new calls all go to the survivor', async () => {
     const [victim, survivor] = instances as [Instance, Instance];
-    // Four calls the instances end themselves after about 6 s: two on each.
+    // Four calls the instances end themselves after about 4 s: two on each.
     const long = await startSipp({
       scenario: sippScenario('bye-from-gateway.xml'),
       target: kamailio!.address,
@@ -175,17 +175,50 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
     expect(kamailio!.log()).not.toMatch(/CRITICAL|segfault/i);
   }, 60_000);
 
-  it('the last instance killed while idle: its probes take it out, then Kamailio answers 503 itself', async () => {
-    const survivor = instances[1]!;
+  it('a restarted instance is probed back in; one at its call limit answers 503 and the INVITE goes on to the other', async () => {
+    const [killed, other] = instances as [Instance, Instance];
+    // The same address again, now taking one call at a time.
+    const restarted = await startInstance('a2', Number(port(killed)), '43400-43419', DIALPLAN, { SPRACHROHR_SIP_MAX_CALLS: '1' });
+    instances.push(restarted);
+    await eventuallyAsync(
+      async () => (await destinationFlags(kamailio!)).get(restarted.sipAddress)?.startsWith('A') === true,
+      20_000,
+      'the restarted instance active again',
+    );
+    expect(kamailio!.log()).toMatch(new RegExp(`instance up: OPTIONS sip:${restarted.sipAddress.replaceAll('.', '\\.')} `));
+
+    // Four calls at once: round-robin gives each instance two, and the restarted one has room for one.
+    const calls = await runSipp({
+      scenario: sippScenario('bye-from-gateway.xml'),
+      target: kamailio!.address,
+      service: 'talk',
+      calls: 4,
+      rate: 20,
+      timeoutMs: 30_000,
+    });
+    assertSippPassed(calls, 4);
+    const log = kamailio!.log();
+    const refused = [...log.matchAll(new RegExp(`instance sip:${restarted.sipAddress.replaceAll('.', '\\.')} failed INVITE (\\S+) with 503`, 'g'))].map(
+      (match) => match[1]!,
+    );
+    expect(refused, log.slice(log.lastIndexOf('instance up'))).toHaveLength(1);
+    expect(failedOver(log).get(refused[0]!)).toBe(other.sipAddress);
+    expect(other.endedCalls().get(refused[0]!)).toBe('hangup');
+    expect(restarted.endedCalls().size).toBe(1);
+  }, 60_000);
+
+  it('instances killed while idle: their probes take them out, then Kamailio answers 503 itself', async () => {
+    const alive = instances.filter((instance) => instance.serve.child.exitCode === null && instance.serve.child.signalCode === null);
+    expect(alive).toHaveLength(2);
     const killedAt = Date.now();
-    await survivor.kill();
+    await Promise.all(alive.map((instance) => instance.kill()));
     // No call goes there: only the OPTIONS probes notice (two unanswered in a row).
     await eventuallyAsync(
-      async () => (await destinationFlags(kamailio!)).get(survivor.sipAddress)?.startsWith('I') === true,
+      async () => [...(await destinationFlags(kamailio!)).values()].every((flags) => flags.startsWith('I')),
       20_000,
-      'the idle instance marked inactive',
+      'both instances marked inactive',
     );
-    console.info(`idle instance killed → marked inactive by its probes within ${Date.now() - killedAt} ms`);
+    console.info(`idle instances killed → marked inactive by their probes within ${Date.now() - killedAt} ms`);
     const refused = await callerRun(kamailio!, 1, 1, 500);
     expect(refused.successful).toBe(0);
     expect(refused.report).toContain('SIP/2.0 503 No Gateway Available');
