@@ -7,8 +7,10 @@
  * RTP goes straight between caller and instance. Then one instance is killed with SIGKILL
  * while calls are up: its calls are lost, the survivor's complete through Kamailio, and the
  * new calls all succeed on the survivor (an INVITE sent to the dead instance before Kamailio
- * took it out is failed over after fr_timer). Skipped, with the reason, only where Kamailio
- * cannot be installed.
+ * took it out is failed over after fr_timer). An instance started again on its address is
+ * probed back in, and at its call limit answers 503, which Kamailio fails over; instances
+ * killed while idle are taken out by the probes alone. Skipped, with the reason, only where
+ * Kamailio cannot be installed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, eventuallyAsync } from '../../helpers/eventually.js';
