@@ -120,6 +120,11 @@ export function failedOver(log: string): Map<string, string> {
   return matches(log, /failover INVITE (\S+) to sip:(\S+)/g);
 }
 
+/** Where each INVITE finally went: the last instance it failed over to, or where it was dispatched. */
+export function finalDestinations(log: string): Map<string, string> {
+  return new Map([...dispatched(log), ...failedOver(log)]);
+}
+
 /** In-dialog requests Kamailio relayed: `<method> <Call-ID> from <source> to <Request-URI>`. */
 export function inDialog(log: string): Array<{ method: string; callId: string; from: string; to: string }> {
   return [...log.matchAll(/in-dialog (\S+) (\S+) from (\S+) to (\S+)/g)].map(([, method, callId, from, to]) => ({

@@ -16,7 +16,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, eventuallyAsync } from '../../helpers/eventually.js';
 import { kamailioMissing, type KamailioRun } from '../../helpers/kamailio.js';
 import { assertSippPassed, freePort, removeSippRuns, runSipp, sippScenario, startSipp, type SippResult } from '../../helpers/sipp.js';
-import { dispatched, destinationFlags, failedOver, inDialog, markedDownAt, startDispatcher, startInstance, type Instance } from './cluster.js';
+import {
+  dispatched,
+  destinationFlags,
+  failedOver,
+  finalDestinations,
+  inDialog,
+  markedDownAt,
+  startDispatcher,
+  startInstance,
+  type Instance,
+} from './cluster.js';
 
 const missing = kamailioMissing();
 const CALLER = new URL('./caller-hangs-up.xml', import.meta.url).pathname;
@@ -85,25 +95,30 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
     const log = kamailio!.log();
     const [a, b] = instances as [Instance, Instance];
     await eventually(() => a.endedCalls().size + b.endedCalls().size === 10, 5000, 'both instances to log their calls as ended');
-    // Round-robin: 10 calls, 5 each, every one where Kamailio sent it.
-    expect([a.endedCalls().size, b.endedCalls().size]).toEqual([5, 5]);
-    const sentTo = dispatched(log);
+    // Round-robin gives each 5 of the 10 (4 or 6 when an instance too slow to answer within
+    // fr_timer had one moved on); every call ended where Kamailio sent it.
+    expect(a.endedCalls().size).toBeGreaterThanOrEqual(4);
+    expect(b.endedCalls().size).toBeGreaterThanOrEqual(4);
+    const sentTo = finalDestinations(log);
     for (const instance of [a, b]) for (const callId of instance.endedCalls().keys()) expect(sentTo.get(callId)).toBe(instance.sipAddress);
 
     const relayed = inDialog(log);
     for (const instance of [a, b]) {
       for (const [callId, reason] of instance.endedCalls()) {
+        // (A retransmitted BYE is relayed, and logged, again.)
         const byes = relayed.filter((request) => request.method === 'BYE' && request.callId === callId);
-        expect(byes, `BYE of ${callId}`).toHaveLength(1);
-        if (reason === 'bye') {
-          // The caller's BYE: from SIPp, to this instance's Contact.
-          expect(byes[0]!.to).toMatch(new RegExp(`^sip:([^@]*@)?127\\.0\\.0\\.1:${port(instance)}\\b`));
-          expect(byes[0]!.from).not.toBe(instance.sipAddress);
-        } else {
-          // The instance's BYE: from its own SIP port, to the caller's Contact.
-          expect(reason).toBe('hangup');
-          expect(byes[0]!.from).toBe(instance.sipAddress);
-          expect(byes[0]!.to).toMatch(/^sip:sipp@127\.0\.0\.1:\d+/);
+        expect(byes.length, `BYE of ${callId}`).toBeGreaterThanOrEqual(1);
+        for (const bye of byes) {
+          if (reason === 'bye') {
+            // The caller's BYE: from SIPp, to this instance's Contact.
+            expect(bye.to).toMatch(new RegExp(`^sip:([^@]*@)?127\\.0\\.0\\.1:${port(instance)}\\b`));
+            expect(bye.from).not.toBe(instance.sipAddress);
+          } else {
+            // The instance's BYE: from its own SIP port, to the caller's Contact.
+            expect(reason).toBe('hangup');
+            expect(bye.from).toBe(instance.sipAddress);
+            expect(bye.to).toMatch(/^sip:sipp@127\.0\.0\.1:\d+/);
+          }
         }
         expect(relayed.some((request) => request.method === 'ACK' && request.callId === callId)).toBe(true);
       }
@@ -112,7 +127,7 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
 
   it('kill -9 of one instance: its calls are lost, the survivor’s complete through Kamailio, new calls all go to the survivor', async () => {
     const [victim, survivor] = instances as [Instance, Instance];
-    // Four calls the instances end themselves after about 4 s: two on each.
+    // Four calls the instances end themselves after about 4 s.
     const long = await startSipp({
       scenario: sippScenario('bye-from-gateway.xml'),
       target: kamailio!.address,
@@ -121,10 +136,22 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
       rate: 20,
       timeoutMs: 40_000,
     });
-    const longIds = () => ofRun(long.pid, dispatched(kamailio!.log()).keys());
-    await eventually(() => longIds().length === 4, 10_000, 'the four long calls to be dispatched');
-    const longOn = (instance: Instance) => longIds().filter((callId) => dispatched(kamailio!.log()).get(callId) === instance.sipAddress);
-    expect(longOn(victim)).toHaveLength(2);
+    // Up: SIPp's ACK of each went through Kamailio.
+    const answered = () =>
+      ofRun(
+        long.pid,
+        new Set(
+          inDialog(kamailio!.log())
+            .filter((request) => request.method === 'ACK')
+            .map((request) => request.callId),
+        ),
+      );
+    await eventually(() => answered().length === 4, 15_000, 'the four long calls to be answered');
+    const placed = finalDestinations(kamailio!.log());
+    const longOn = (instance: Instance) => answered().filter((callId) => placed.get(callId) === instance.sipAddress);
+    // Two each, unless an instance too slow for fr_timer had one moved on.
+    expect(longOn(victim).length).toBeGreaterThanOrEqual(1);
+    expect(longOn(survivor).length).toBeGreaterThanOrEqual(1);
 
     const killedAt = Date.now();
     await victim.kill();
@@ -146,13 +173,13 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
     const freshIds = ofRun(fresh.pid, dispatched(log).keys());
     expect(freshIds).toHaveLength(10);
     const movedOn = failedOver(log);
-    for (const callId of freshIds) expect(movedOn.get(callId) ?? dispatched(log).get(callId), callId).toBe(survivor.sipAddress);
+    for (const callId of freshIds) expect(finalDestinations(log).get(callId), callId).toBe(survivor.sipAddress);
     await eventually(() => freshIds.every((callId) => survivor.endedCalls().get(callId) === 'bye'), 10_000, 'the survivor to log the new calls as ended');
 
     // The survivor's two long calls end with its own BYE through Kamailio; the victim's never end.
     await eventually(() => longOn(survivor).every((callId) => survivor.endedCalls().get(callId) === 'hangup'), 20_000, 'the survivor to end its long calls');
     const longResult = await long.stop();
-    expect(longResult.successful).toBe(2);
+    expect(longResult.successful).toBe(longOn(survivor).length);
     expect(longResult.created).toBe(4);
     for (const callId of longOn(survivor))
       expect(inDialog(kamailio!.log()).some((request) => request.method === 'BYE' && request.callId === callId && request.from === survivor.sipAddress)).toBe(
