@@ -23,6 +23,8 @@ export interface Instance {
   readonly serve: ServeProcess;
   /** Calls it logged as ended: Call-ID → the log line's `reason`. */
   endedCalls(): Map<string, string>;
+  /** Its log lines with the message `msg`. */
+  logged(msg: string): Array<Record<string, unknown>>;
   /** kill -9, as a crash or a lost host ends it. */
   kill(): Promise<void>;
   /** SIGTERM (or nothing, if it was killed), then its folder removed. */
@@ -66,6 +68,7 @@ export async function startInstance(
     sipAddress: `127.0.0.1:${sipPort}`,
     serve,
     endedCalls: () => endedCalls(serve.output()),
+    logged: (msg) => logEntries(serve.output(), msg),
     kill: async () => {
       serve.child.kill('SIGKILL');
       await serve.exited;
@@ -84,13 +87,15 @@ export async function startInstance(
 
 /** The `call ended` lines of an instance's JSON log: Call-ID → reason. */
 export function endedCalls(log: string): Map<string, string> {
-  const calls = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    if (!line.includes('"call ended"')) continue;
-    const entry = JSON.parse(line) as { callId?: string; reason?: string };
-    if (entry.callId) calls.set(entry.callId, entry.reason ?? '');
-  }
-  return calls;
+  return new Map(logEntries(log, 'call ended').map((entry) => [String(entry['callId']), String(entry['reason'])]));
+}
+
+/** The lines of an instance's JSON log with the message `msg`. */
+export function logEntries(log: string, msg: string): Array<Record<string, unknown>> {
+  return log
+    .split('\n')
+    .filter((line) => line.includes(`"msg":"${msg}"`))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /**

@@ -2,8 +2,8 @@
  * Kamailio in front of two gateway instances, as docker/compose.cluster.yaml runs them: the
  * shipped docker/kamailio/kamailio.cfg and dispatcher.list (placeholders filled with the
  * instances' loopback addresses), two `sprachrohr serve` processes from dist/, SIPp callers
- * calling Kamailio. Calls spread over both instances; ACK and the caller's BYE go through
- * Kamailio to the instance that answered, as does an instance's own BYE back to the caller;
+ * calling Kamailio. Calls spread over both instances; ACK, the caller's re-INVITEs and BYE go
+ * through Kamailio to the instance that answered, as does an instance's own BYE to the caller;
  * RTP goes straight between caller and instance. Then one instance is killed with SIGKILL
  * while calls are up: its calls are lost, the survivor's complete through Kamailio, and the
  * new calls all succeed on the survivor (an INVITE sent to the dead instance before Kamailio
@@ -84,21 +84,23 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
     await removeSippRuns();
   });
 
-  it('spreads calls over both instances; ACK and BYE, the caller’s and the instance’s, go through Kamailio to the instance that took the call', async () => {
-    const [callers, hangups] = await Promise.all([
+  it('spreads calls over both instances; ACK, re-INVITE and BYE, the caller’s and the instance’s, go through Kamailio to the instance that took the call', async () => {
+    const [callers, hangups, holds] = await Promise.all([
       callerRun(kamailio!, 8, 4, 1500),
       runSipp({ scenario: sippScenario('bye-from-gateway.xml'), target: kamailio!.address, service: 'talk', calls: 2, rate: 10, timeoutMs: 30_000 }),
+      runSipp({ scenario: sippScenario('reinvite-hold.xml'), target: kamailio!.address, service: 'hello', calls: 2, rate: 10, timeoutMs: 30_000 }),
     ]);
     assertSippPassed(callers, 8);
     assertSippPassed(hangups, 2);
+    assertSippPassed(holds, 2);
 
     const log = kamailio!.log();
     const [a, b] = instances as [Instance, Instance];
-    await eventually(() => a.endedCalls().size + b.endedCalls().size === 10, 5000, 'both instances to log their calls as ended');
-    // Round-robin gives each 5 of the 10 (4 or 6 when an instance too slow to answer within
+    await eventually(() => a.endedCalls().size + b.endedCalls().size === 12, 5000, 'both instances to log their calls as ended');
+    // Round-robin gives each 6 of the 12 (5 or 7 when an instance too slow to answer within
     // fr_timer had one moved on); every call ended where Kamailio sent it.
-    expect(a.endedCalls().size).toBeGreaterThanOrEqual(4);
-    expect(b.endedCalls().size).toBeGreaterThanOrEqual(4);
+    expect(a.endedCalls().size).toBeGreaterThanOrEqual(5);
+    expect(b.endedCalls().size).toBeGreaterThanOrEqual(5);
     const sentTo = finalDestinations(log);
     for (const instance of [a, b]) for (const callId of instance.endedCalls().keys()) expect(sentTo.get(callId)).toBe(instance.sipAddress);
 
@@ -122,7 +124,18 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances${missin
         }
         expect(relayed.some((request) => request.method === 'ACK' && request.callId === callId)).toBe(true);
       }
+      // The caller's re-INVITEs (hold, then resume) reached this instance's Contact and this
+      // instance put its calls on hold and back.
+      const heldCalls = new Set(instance.logged('hold').map((entry) => String(entry['callId'])));
+      for (const callId of heldCalls) {
+        const reinvites = relayed.filter((request) => request.method === 'INVITE' && request.callId === callId);
+        expect(reinvites.length, `re-INVITEs of ${callId}`).toBeGreaterThanOrEqual(2);
+        for (const reinvite of reinvites) expect(reinvite.to).toMatch(new RegExp(`^sip:([^@]*@)?127\\.0\\.0\\.1:${port(instance)}\\b`));
+        const held = instance.logged('hold').filter((entry) => entry['callId'] === callId);
+        expect(held.map((entry) => entry['held'])).toEqual([true, false]);
+      }
     }
+    expect(a.logged('hold').length + b.logged('hold').length).toBe(4);
   }, 45_000);
 
   it('kill -9 of one instance: its calls are lost, the survivor’s complete through Kamailio, new calls all go to the survivor', async () => {
