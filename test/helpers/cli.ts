@@ -63,13 +63,13 @@ export interface ServeProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts `sprachrohr serve` on a free port and waits until it listens (30 s at most: a loaded machine starts it slowly). */
-export function startServe(env: Record<string, string>): Promise<ServeProcess> {
+/** Starts `sprachrohr serve` on a free port and waits until it listens (`timeoutMs` at most, 30 s unless given: a loaded machine starts it slowly). */
+export function startServe(env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', ...env } });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', done));
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"address":"(http:\/\/[^"]+)"/.exec(output);

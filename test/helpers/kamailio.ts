@@ -1,8 +1,10 @@
 /**
- * Kamailio (Debian package `kamailio`) as a real carrier for the trunk tests: a configuration
- * of `test/integration/kamailio/` with its `{{placeholders}}` filled in, run in the foreground
- * in a temporary folder on a free loopback UDP port, ready once it answers OPTIONS, and
- * stopped with its log kept for the test to read.
+ * Kamailio (Debian package `kamailio`) as a real carrier for the trunk tests, and as the proxy
+ * in front of several gateways for the cluster test: a configuration (one of
+ * `test/integration/kamailio/`, or a shipped one such as `docker/kamailio/kamailio.cfg`) with
+ * its `{{placeholders}}` filled in, run in the foreground in a temporary folder on a free
+ * loopback UDP port, ready once it answers OPTIONS, and stopped with its log kept for the test
+ * to read.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -28,20 +30,60 @@ export interface KamailioRun {
   /** `127.0.0.1:PORT`. */
   readonly address: string;
   readonly port: number;
+  /** Its temporary folder (configuration, the files given to it, its RPC socket if it has one). */
+  readonly dir: string;
   /** What it logged so far. */
   log(): string;
   stop(): Promise<void>;
 }
 
 /** Starts the configuration `name` of `test/integration/kamailio/` with `values` for its placeholders. */
-export async function startKamailio(name: string, values: Readonly<Record<string, string>>): Promise<KamailioRun> {
+export function startKamailio(name: string, values: Readonly<Record<string, string>>): Promise<KamailioRun> {
+  return startKamailioConfig(fileURLToPath(new URL(`../integration/kamailio/${name}`, import.meta.url)), values);
+}
+
+/** More of a run than its configuration. */
+export interface KamailioExtras {
+  /** Files written into the run's folder beside the configuration, by name, placeholders filled in. */
+  readonly files?: Readonly<Record<string, string>>;
+  /** Preprocessor defines (`-A NAME=value`), placeholders filled in; a string value needs its own quotes. */
+  readonly defines?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Starts the configuration file `config` with `values` for its placeholders; `{{dir}}` is the
+ * run's folder wherever placeholders are filled (configuration, `files`, `defines`).
+ */
+export async function startKamailioConfig(config: string, values: Readonly<Record<string, string>>, extras: KamailioExtras = {}): Promise<KamailioRun> {
   const dir = await mkdtemp(join(tmpdir(), 'kamailio-'));
-  let text = await readFile(fileURLToPath(new URL(`../integration/kamailio/${name}`, import.meta.url)), 'utf8');
-  for (const [key, value] of Object.entries(values)) text = text.replaceAll(`{{${key}}}`, value);
-  const config = join(dir, 'kamailio.cfg');
-  await writeFile(config, text);
+  const fill = (text: string): string => {
+    for (const [key, value] of Object.entries({ ...values, dir })) text = text.replaceAll(`{{${key}}}`, value);
+    return text;
+  };
+  const configFile = join(dir, 'kamailio.cfg');
+  await writeFile(configFile, fill(await readFile(config, 'utf8')));
+  for (const [name, text] of Object.entries(extras.files ?? {})) await writeFile(join(dir, name), fill(text));
   const port = await freePort();
-  const args = ['-f', config, '-DD', '-E', '-l', `udp:127.0.0.1:${port}`, '-w', dir, '-Y', dir, '-P', join(dir, 'kamailio.pid'), '-m', '32', '-M', '4'];
+  const defines = Object.entries(extras.defines ?? {}).flatMap(([name, value]) => ['-A', `${name}=${fill(value)}`]);
+  const args = [
+    '-f',
+    configFile,
+    ...defines,
+    '-DD',
+    '-E',
+    '-l',
+    `udp:127.0.0.1:${port}`,
+    '-w',
+    dir,
+    '-Y',
+    dir,
+    '-P',
+    join(dir, 'kamailio.pid'),
+    '-m',
+    '32',
+    '-M',
+    '4',
+  ];
   const child = spawn(KAMAILIO, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -60,7 +102,7 @@ export async function startKamailio(name: string, values: Readonly<Record<string
     await stop();
     throw new Error(`Kamailio did not start (${KAMAILIO} ${args.join(' ')}): ${(error as Error).message}\n${output.slice(-2000)}`);
   }
-  return { address: `127.0.0.1:${port}`, port, log: () => output, stop };
+  return { address: `127.0.0.1:${port}`, port, dir, log: () => output, stop };
 }
 
 /** Sends OPTIONS every 100 ms until Kamailio answers (5 s at most). */
