@@ -42,6 +42,8 @@ const QUIET_MS = 25;
 const QUIET_POLL_MS = 5;
 /** How often the results are looked at for expiry. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** How often the jobs of runners that died (another instance on a shared store) are looked for. */
+const ORPHAN_SWEEP_MS = 30_000;
 
 /**
  * A plain text's sentences, each planned as the request with that text, so that the job takes
@@ -84,6 +86,7 @@ export class JobRunner {
   private stopped = true;
   private abort = new AbortController();
   private purgeTimer: NodeJS.Timeout | null = null;
+  private orphanTimer: NodeJS.Timeout | null = null;
   private readonly now: () => Date;
   /** Resamples and encodes the jobs' audio off the event loop. */
   private readonly encoder = new BackgroundEncoder();
@@ -113,8 +116,22 @@ export class JobRunner {
     await this.options.callbacks?.resume();
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
     this.purgeTimer.unref();
+    this.orphanTimer = setInterval(() => void this.sweepOrphans(), ORPHAN_SWEEP_MS);
+    this.orphanTimer.unref();
     await this.purge();
     this.wake();
+  }
+
+  /** Queues again the jobs a runner that died left running, and takes them (a shared store). */
+  private async sweepOrphans(): Promise<void> {
+    try {
+      const requeued = await this.options.jobs.requeueOrphaned();
+      if (requeued === 0) return;
+      this.options.logger.warn({ requeued }, 'jobs another instance was running when it stopped are queued again');
+      this.wake();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'looking for jobs of stopped instances failed; trying again later');
+    }
   }
 
   /** Looks for queued jobs now (a job was submitted). */
@@ -127,6 +144,7 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.purgeTimer) clearInterval(this.purgeTimer);
+    if (this.orphanTimer) clearInterval(this.orphanTimer);
     this.abort.abort();
     await this.running;
     await this.encoder.close();

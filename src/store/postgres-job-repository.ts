@@ -64,8 +64,13 @@ export class PostgresJobRepository implements JobRepository {
     );
   }
 
+  async requeueOrphaned(): Promise<number> {
+    return this.requeueRunning();
+  }
+
   async requeueRunning(): Promise<number> {
-    // The jobs of instances whose lock is gone (crashed, or stopped mid-job).
+    // Only the jobs of instances whose lock is gone (crashed, or stopped mid-job): the same at
+    // start and while running.
     const result = await this.pool.query(
       `UPDATE jobs SET status = 'queued', started_at = NULL, claimed_by = NULL WHERE status = 'running' AND (claimed_by IS NULL OR NOT ${CLAIMER_ALIVE})`,
     );

@@ -88,6 +88,11 @@ export class SqliteJobRepository implements JobRepository {
     return this.requeueStatement.run().changes;
   }
 
+  async requeueOrphaned(): Promise<number> {
+    // One process runs the jobs of the embedded store: what runs is its own.
+    return 0;
+  }
+
   async expired(now: string, limit: number): Promise<string[]> {
     return this.expiredStatement.all(now, limit).map((row) => row.id);
   }

@@ -318,6 +318,12 @@ export interface JobRepository {
   finish(id: string, outcome: JobOutcome): Promise<void>;
   /** Puts every running job back in the queue (their process died); returns how many. */
   requeueRunning(): Promise<number>;
+  /**
+   * Puts back in the queue the running jobs whose runner is gone while other runners go on (an
+   * instance on a shared store died mid-job); returns how many. A store whose jobs only one
+   * process runs has none such: its start puts back what was running.
+   */
+  requeueOrphaned(): Promise<number>;
   /** Ids of jobs whose result expired at or before `now` and whose audio is still kept, oldest first. */
   expired(now: string, limit: number): Promise<string[]>;
   markPurged(id: string, at: string): Promise<void>;

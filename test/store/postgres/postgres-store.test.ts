@@ -86,9 +86,11 @@ describe.skipIf(missing)('the PostgreSQL store', () => {
         expect((await live.jobs.claim('2026-11-20T12:01:00.000Z'))!.id).toBe('runs_on_live');
         expect((await doomed.jobs.claim('2026-11-20T12:01:00.000Z'))!.id).toBe('runs_on_doomed');
         expect(await survivor.jobs.requeueRunning()).toBe(0);
-        // The instance goes (its connections close, as when its process dies).
+        expect(await survivor.jobs.requeueOrphaned()).toBe(0);
+        // The instance goes (its connections close, as when its process dies); the others' sweep finds its job.
         await doomed.close();
-        expect(await survivor.jobs.requeueRunning()).toBe(1);
+        expect(await survivor.jobs.requeueOrphaned()).toBe(1);
+        expect(await survivor.jobs.requeueRunning()).toBe(0);
         expect(await survivor.jobs.findById('runs_on_doomed')).toMatchObject({ status: 'queued', startedAt: null, attempts: 1 });
         expect(await survivor.jobs.findById('runs_on_live')).toMatchObject({ status: 'running' });
         const again = await survivor.jobs.claim('2026-11-20T12:02:00.000Z');
