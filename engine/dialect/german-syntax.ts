@@ -56,6 +56,13 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
 
 const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
 const NOT_WEAK = new Set(GERMAN_SYNTAX.weakPreterite.not);
+/** The listed present-tense verbs (halten, treten, bieten) also after a verb prefix (festhalten, vertreten, anbieten). */
+const NOT_WEAK_ENDING = new RegExp(
+  `^(?:ab|an|auf|aus|be|bei|dar|durch|ein|ent|er|fest|her|hin|hinter|los|mit|nach|über|um|unter|ver|vor|weg|wider|zer|zu|zurück|zusammen|weiter|statt|teil)(?:${GERMAN_SYNTAX.weakPreterite.not
+    .filter((word) => word.endsWith('en'))
+    .join('|')})$`,
+  'u',
+);
 const WEAK_WITH_SEIN = GERMAN_SYNTAX.weakPreterite.sein;
 /** Words before a weak preterite: pronouns (er spielte); a capitalised word (a noun or name) also counts. */
 const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 'man']);
@@ -73,7 +80,7 @@ const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|
  */
 function weakPreterite(word: string): PreteriteForm | undefined {
   const match = /^(\p{Ll}{3,}?)(e?)te(n?)$/u.exec(word);
-  if (!match || NOT_WEAK.has(word)) return undefined;
+  if (!match || NOT_WEAK.has(word) || NOT_WEAK_ENDING.test(word)) return undefined;
   const [, stem = '', linking, plural] = match;
   if (linking === 'e' && !/[dt]$/u.test(stem)) return undefined;
   if (/[aeiouäöü]$/u.test(stem) && !/(?:au|eu|äu)$/u.test(stem)) return undefined;
