@@ -54,6 +54,59 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
   return forms;
 })();
 
+/** The stem of every inflected form (kamen → kam), to find it after a prefix. */
+const STEMS: ReadonlyMap<string, string> = (() => {
+  const stems = new Map<string, string>();
+  for (const [stem] of GERMAN_SYNTAX.preterite)
+    for (const [form] of [...FORMS].filter(([, value]) => value === FORMS.get(stem) || value.participle === FORMS.get(stem)!.participle)) stems.set(form, stem);
+  return stems;
+})();
+/** An inseparable prefix or a separable particle before a strong preterite of the table (bestand, erwies, ankam). */
+const PREFIXED_STRONG =
+  /^(be|emp|ent|er|miss|ver|zer|hinter|über|unter|voll|wider|auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(\p{Ll}{2,})$/u;
+const INSEPARABLE_PREFIX = /^(?:be|emp|ent|er|miss|ver|zer|hinter|über|unter|voll|wider)$/u;
+/** Verbs of motion and change that keep sein after ent-, ver-, zer-, er- (entkam, verging, zerfiel); other prefixed verbs take haben (verstand, bestand). */
+const MOTION = new Set([
+  'kam',
+  'ging',
+  'lief',
+  'fiel',
+  'fuhr',
+  'flog',
+  'floh',
+  'sank',
+  'stieg',
+  'wuchs',
+  'starb',
+  'sprang',
+  'schwamm',
+  'rannte',
+  'wich',
+  'schmolz',
+]);
+
+/**
+ * A preterite of the table, also after a prefix: an inseparable one takes the place of ge- (bestand
+ * → bestanden, erwies → erwiesen, verging → vergangen), a separable particle joins the participle
+ * (ankam → angekommen, in a verb-final clause).
+ */
+function preteriteForm(word: string): PreteriteForm | undefined {
+  const exact = FORMS.get(word);
+  if (exact !== undefined) return exact;
+  const match = PREFIXED_STRONG.exec(word);
+  if (!match) return undefined;
+  const [, prefix = '', rest = ''] = match;
+  const base = FORMS.get(rest);
+  const stem = STEMS.get(rest);
+  if (base === undefined || stem === undefined || base.modal || base.passive || !base.participle.startsWith('ge') || stem === 'war' || stem === 'hatte')
+    return undefined;
+  if (!INSEPARABLE_PREFIX.test(prefix)) return { ...base, participle: `${prefix}${base.participle}` };
+  // A plural that is also the participle (verstanden, bestanden) is the participle.
+  if (word === `${prefix}${base.participle.slice(2)}`) return undefined;
+  const auxiliary = base.auxiliary === 'sein' && /^(?:ent|ver|zer|er)$/u.test(prefix) && MOTION.has(stem) ? 'sein' : 'haben';
+  return { ...base, auxiliary, participle: `${prefix}${base.participle.slice(2)}` };
+}
+
 const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
 const NOT_WEAK = new Set(GERMAN_SYNTAX.weakPreterite.not);
 /** The listed present-tense verbs (halten, treten, bieten) also after a verb prefix (festhalten, vertreten, anbieten). */
@@ -87,7 +140,8 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const particle = SEPARABLE_PREFIX.exec(stem)?.[0] ?? '';
   const root = stem.slice(particle.length);
   const participle = INSEPARABLE.test(root) || stem.endsWith('ier') ? `${stem}${linking}t` : `${particle}ge${root}${linking}t`;
-  const auxiliary = WEAK_WITH_SEIN.some((sein) => stem.endsWith(sein)) ? 'sein' : 'haben';
+  // The listed stem itself, or after a prefix (aufwach, verreis), not as the end of another stem (mitteil is no eil).
+  const auxiliary = WEAK_WITH_SEIN.some((sein) => stem === sein || root === sein || (INSEPARABLE.test(root) && root.endsWith(sein))) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
 const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
@@ -125,8 +179,10 @@ interface Token {
 function perfectOfClause(clause: string, afterComma: boolean): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb.
-  let at = tokens.findIndex((token, index) => FORMS.has(token.text.toLowerCase()) && (index === 0 || token.text === token.text.toLowerCase()));
-  let form = at >= 0 ? FORMS.get(tokens[at]!.text.toLowerCase()) : undefined;
+  let at = tokens.findIndex(
+    (token, index) => (index === 0 || token.text === token.text.toLowerCase()) && preteriteForm(token.text.toLowerCase()) !== undefined,
+  );
+  let form = at >= 0 ? preteriteForm(tokens[at]!.text.toLowerCase()) : undefined;
   if (!form) {
     // A weak preterite after its subject: a pronoun or a capitalised word (er spielte, Anna machte).
     at = tokens.findIndex((token, index) => {
