@@ -147,7 +147,10 @@ function weakPreterite(word: string): PreteriteForm | undefined {
 const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
-const COORDINATED_PRETERITE = new RegExp(`(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}]))`, 'iu');
+const COORDINATED_PRETERITE = new RegExp(
+  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?\\s+\\p{Ll}))`,
+  'iu',
+);
 
 /** Keeps a capital at the start of a replaced word. */
 function withCaseOf(original: string, replacement: string): string {
@@ -176,7 +179,7 @@ interface Token {
  * the auxiliary takes the verb's place and the participle goes to the clause end; in a
  * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
  */
-function perfectOfClause(clause: string, afterComma: boolean): string {
+function perfectOfClause(clause: string, afterComma: boolean, coordinated = false): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb.
   let at = tokens.findIndex(
@@ -187,7 +190,15 @@ function perfectOfClause(clause: string, afterComma: boolean): string {
     // A weak preterite after its subject: a pronoun or a capitalised word (er spielte, Anna machte).
     at = tokens.findIndex((token, index) => {
       const before = tokens[index - 1]?.text;
-      if (index === 0 || before === undefined || DETERMINER.test(before)) return false;
+      // After und, oder … the subject is the first clause's (… und klopfte a d Tür), unless a noun follows (und nette Lüüt).
+      if (index === 0) return coordinated && !/^\p{Lu}/u.test(tokens[1]?.text ?? 'X') && weakPreterite(token.text) !== undefined;
+      if (before === undefined) return false;
+      if (DETERMINER.test(before)) {
+        // A demonstrative as the subject (Das zeigte sich, Dies bemerkte …): the word after is no noun, and no superlative (die meisten).
+        const after = tokens[index + 1]?.text;
+        const demonstrative = index === 1 && /^(?:das|dies|dieses|dieser|diese|der|die)$/iu.test(before) && (after === undefined || !/^\p{Lu}/u.test(after));
+        if (!demonstrative || /(?:s|ß)te[n]?$/u.test(token.text)) return false;
+      }
       return (SUBJECT_PRONOUNS.has(before.toLowerCase()) || /^\p{Lu}/u.test(before)) && weakPreterite(token.text) !== undefined;
     });
     if (at < 0) return clause;
@@ -212,7 +223,7 @@ function perfectOfClause(clause: string, afterComma: boolean): string {
   } else {
     words[at] = withCaseOf(verb.text, auxiliary);
     const end = words[last]!;
-    if (at < last && PARTICLES.has(end.toLowerCase()) && !form.modal) {
+    if (at < last && PARTICLES.has(end) && !form.modal) {
       // "Der Strom fiel gestern aus" → "… ist gestern ausgefallen".
       words[last] = `${end.toLowerCase()}${participle}`;
     } else if (form.modal && at < last && looksInfinitive(end)) {
@@ -247,6 +258,6 @@ export function rewriteGermanSyntax(text: string): string {
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
     const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
     const clauses = stretch.split(COORDINATED_PRETERITE);
-    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0))).join('') + punctuation;
+    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0))).join('') + punctuation;
   });
 }
