@@ -123,6 +123,9 @@ const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 
 const DETERMINER =
   /^(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|kein\p{Ll}*|mein\p{Ll}*|dein\p{Ll}*|sein\p{Ll}*|ihr\p{Ll}*|unser\p{Ll}*|dies\p{Ll}*|jed\p{Ll}*|welch\p{Ll}*|alle|am|im|zum|zur|vom|beim)$/iu;
 const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss|über|unter|hinter|wider|voll)/u;
+/** Capitalised first words that are no subject: prepositions and conjunctions. */
+const SENTENCE_START_NOT_SUBJECT =
+  /^(?:Mit|Von|Vor|Nach|Bei|In|An|Auf|Aus|Um|Für|Durch|Über|Unter|Ohne|Gegen|Seit|Bis|Ab|Zu|Trotz|Wegen|Während|Hinter|Neben|Zwischen|Und|Oder|Aber|Doch|Wenn|Als|Weil|Dass|Ob|Wie|So|Nur|Auch|Noch|Schon)$/u;
 /** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
 const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
@@ -135,7 +138,8 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const match = /^(\p{Ll}{3,}?)(e?)te(n?)$/u.exec(word);
   if (!match || NOT_WEAK.has(word) || NOT_WEAK_ENDING.test(word)) return undefined;
   const [, stem = '', linking, plural] = match;
-  if (linking === 'e' && !/[dt]$/u.test(stem)) return undefined;
+  // -ete after d, t and after a consonant before m or n (arbeitete, rechnete, zeichnete, atmete; not lernte, wohnte).
+  if (linking === 'e' && !/(?:[dt]|(?:ch|[^aeiouäöülrh])[mn])$/u.test(stem)) return undefined;
   if (/[aeiouäöü]$/u.test(stem) && !/(?:au|eu|äu)$/u.test(stem)) return undefined;
   const particle = SEPARABLE_PREFIX.exec(stem)?.[0] ?? '';
   const root = stem.slice(particle.length);
@@ -148,7 +152,7 @@ const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(
-  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?\\s+\\p{Ll}))`,
+  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?(?:\\s+\\p{Ll}|\\s*$)))`,
   'iu',
 );
 
@@ -191,8 +195,13 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
     at = tokens.findIndex((token, index) => {
       const before = tokens[index - 1]?.text;
       // After und, oder … the subject is the first clause's (… und klopfte a d Tür), unless a noun follows (und nette Lüüt).
-      if (index === 0) return coordinated && !/^\p{Lu}/u.test(tokens[1]?.text ?? 'X') && weakPreterite(token.text) !== undefined;
+      // The same after a comma (…, legte sich is Bett, …; …, weinte nöd).
+      if (index === 0) return (coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '') && weakPreterite(token.text) !== undefined;
       if (before === undefined) return false;
+      // A capital at the start of a sentence is no noun when the word is a preposition or a conjunction (Mit verzweifelten Augen).
+      if (index === 1 && SENTENCE_START_NOT_SUBJECT.test(before)) return false;
+      // Before its subject pronoun a word in -te is the verb (…, dann klopfte er).
+      if (SUBJECT_PRONOUNS.has(tokens[index + 1]?.text ?? '') && !DETERMINER.test(before) && weakPreterite(token.text) !== undefined) return true;
       if (DETERMINER.test(before)) {
         // A demonstrative as the subject (Das zeigte sich, Dies bemerkte …): the word after is no noun, and no superlative (die meisten).
         const after = tokens[index + 1]?.text;
