@@ -54,8 +54,68 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
   return forms;
 })();
 
+/** The stem of every inflected form (kamen → kam), to find it after a prefix. */
+const STEMS: ReadonlyMap<string, string> = (() => {
+  const stems = new Map<string, string>();
+  for (const [stem] of GERMAN_SYNTAX.preterite)
+    for (const [form] of [...FORMS].filter(([, value]) => value === FORMS.get(stem) || value.participle === FORMS.get(stem)!.participle)) stems.set(form, stem);
+  return stems;
+})();
+/** An inseparable prefix or a separable particle before a strong preterite of the table (bestand, erwies, ankam). */
+const PREFIXED_STRONG =
+  /^(be|emp|ent|er|miss|ver|zer|hinter|über|unter|voll|wider|auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(\p{Ll}{2,})$/u;
+const INSEPARABLE_PREFIX = /^(?:be|emp|ent|er|miss|ver|zer|hinter|über|unter|voll|wider)$/u;
+/** Verbs of motion and change that keep sein after ent-, ver-, zer-, er- (entkam, verging, zerfiel); other prefixed verbs take haben (verstand, bestand). */
+const MOTION = new Set([
+  'kam',
+  'ging',
+  'lief',
+  'fiel',
+  'fuhr',
+  'flog',
+  'floh',
+  'sank',
+  'stieg',
+  'wuchs',
+  'starb',
+  'sprang',
+  'schwamm',
+  'rannte',
+  'wich',
+  'schmolz',
+]);
+
+/**
+ * A preterite of the table, also after a prefix: an inseparable one takes the place of ge- (bestand
+ * → bestanden, erwies → erwiesen, verging → vergangen), a separable particle joins the participle
+ * (ankam → angekommen, in a verb-final clause).
+ */
+function preteriteForm(word: string): PreteriteForm | undefined {
+  const exact = FORMS.get(word);
+  if (exact !== undefined) return exact;
+  const match = PREFIXED_STRONG.exec(word);
+  if (!match) return undefined;
+  const [, prefix = '', rest = ''] = match;
+  const base = FORMS.get(rest);
+  const stem = STEMS.get(rest);
+  if (base === undefined || stem === undefined || base.modal || base.passive || !base.participle.startsWith('ge') || stem === 'war' || stem === 'hatte')
+    return undefined;
+  if (!INSEPARABLE_PREFIX.test(prefix)) return { ...base, participle: `${prefix}${base.participle}` };
+  // A plural that is also the participle (verstanden, bestanden) is the participle.
+  if (word === `${prefix}${base.participle.slice(2)}`) return undefined;
+  const auxiliary = base.auxiliary === 'sein' && /^(?:ent|ver|zer|er)$/u.test(prefix) && MOTION.has(stem) ? 'sein' : 'haben';
+  return { ...base, auxiliary, participle: `${prefix}${base.participle.slice(2)}` };
+}
+
 const PARTICLES = new Set(GERMAN_SYNTAX.separableParticles.words);
 const NOT_WEAK = new Set(GERMAN_SYNTAX.weakPreterite.not);
+/** The listed present-tense verbs (halten, treten, bieten) also after a verb prefix (festhalten, vertreten, anbieten). */
+const NOT_WEAK_ENDING = new RegExp(
+  `^(?:ab|an|auf|aus|be|bei|dar|durch|ein|ent|er|fest|her|hin|hinter|los|mit|nach|über|um|unter|ver|vor|weg|wider|zer|zu|zurück|zusammen|weiter|statt|teil)(?:${GERMAN_SYNTAX.weakPreterite.not
+    .filter((word) => word.endsWith('en'))
+    .join('|')})$`,
+  'u',
+);
 const WEAK_WITH_SEIN = GERMAN_SYNTAX.weakPreterite.sein;
 /** Words before a weak preterite: pronouns (er spielte); a capitalised word (a noun or name) also counts. */
 const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 'man']);
@@ -63,6 +123,9 @@ const SUBJECT_PRONOUNS = new Set(['ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 
 const DETERMINER =
   /^(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|kein\p{Ll}*|mein\p{Ll}*|dein\p{Ll}*|sein\p{Ll}*|ihr\p{Ll}*|unser\p{Ll}*|dies\p{Ll}*|jed\p{Ll}*|welch\p{Ll}*|alle|am|im|zum|zur|vom|beim)$/iu;
 const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss|über|unter|hinter|wider|voll)/u;
+/** Capitalised first words that are no subject: prepositions and conjunctions. */
+const SENTENCE_START_NOT_SUBJECT =
+  /^(?:Mit|Von|Vor|Nach|Bei|In|An|Auf|Aus|Um|Für|Durch|Über|Unter|Ohne|Gegen|Seit|Bis|Ab|Zu|Trotz|Wegen|Während|Hinter|Neben|Zwischen|Und|Oder|Aber|Doch|Wenn|Als|Weil|Dass|Ob|Wie|So|Nur|Auch|Noch|Schon)$/u;
 /** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
 const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
@@ -73,20 +136,25 @@ const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|
  */
 function weakPreterite(word: string): PreteriteForm | undefined {
   const match = /^(\p{Ll}{3,}?)(e?)te(n?)$/u.exec(word);
-  if (!match || NOT_WEAK.has(word)) return undefined;
+  if (!match || NOT_WEAK.has(word) || NOT_WEAK_ENDING.test(word)) return undefined;
   const [, stem = '', linking, plural] = match;
-  if (linking === 'e' && !/[dt]$/u.test(stem)) return undefined;
+  // -ete after d, t and after a consonant before m or n (arbeitete, rechnete, zeichnete, atmete; not lernte, wohnte).
+  if (linking === 'e' && !/(?:[dt]|(?:ch|[^aeiouäöülrh])[mn])$/u.test(stem)) return undefined;
   if (/[aeiouäöü]$/u.test(stem) && !/(?:au|eu|äu)$/u.test(stem)) return undefined;
   const particle = SEPARABLE_PREFIX.exec(stem)?.[0] ?? '';
   const root = stem.slice(particle.length);
   const participle = INSEPARABLE.test(root) || stem.endsWith('ier') ? `${stem}${linking}t` : `${particle}ge${root}${linking}t`;
-  const auxiliary = WEAK_WITH_SEIN.some((sein) => stem.endsWith(sein)) ? 'sein' : 'haben';
+  // The listed stem itself, or after a prefix (aufwach, verreis), not as the end of another stem (mitteil is no eil).
+  const auxiliary = WEAK_WITH_SEIN.some((sein) => stem === sein || root === sein || (INSEPARABLE.test(root) && root.endsWith(sein))) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
 const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
-const COORDINATED_PRETERITE = new RegExp(`(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}]))`, 'iu');
+const COORDINATED_PRETERITE = new RegExp(
+  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?(?:\\s+\\p{Ll}|\\s*$)))`,
+  'iu',
+);
 
 /** Keeps a capital at the start of a replaced word. */
 function withCaseOf(original: string, replacement: string): string {
@@ -115,16 +183,31 @@ interface Token {
  * the auxiliary takes the verb's place and the participle goes to the clause end; in a
  * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
  */
-function perfectOfClause(clause: string, afterComma: boolean): string {
+function perfectOfClause(clause: string, afterComma: boolean, coordinated = false): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb.
-  let at = tokens.findIndex((token, index) => FORMS.has(token.text.toLowerCase()) && (index === 0 || token.text === token.text.toLowerCase()));
-  let form = at >= 0 ? FORMS.get(tokens[at]!.text.toLowerCase()) : undefined;
+  let at = tokens.findIndex(
+    (token, index) => (index === 0 || token.text === token.text.toLowerCase()) && preteriteForm(token.text.toLowerCase()) !== undefined,
+  );
+  let form = at >= 0 ? preteriteForm(tokens[at]!.text.toLowerCase()) : undefined;
   if (!form) {
     // A weak preterite after its subject: a pronoun or a capitalised word (er spielte, Anna machte).
     at = tokens.findIndex((token, index) => {
       const before = tokens[index - 1]?.text;
-      if (index === 0 || before === undefined || DETERMINER.test(before)) return false;
+      // After und, oder … the subject is the first clause's (… und klopfte a d Tür), unless a noun follows (und nette Lüüt).
+      // The same after a comma (…, legte sich is Bett, …; …, weinte nöd).
+      if (index === 0) return (coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '') && weakPreterite(token.text) !== undefined;
+      if (before === undefined) return false;
+      // A capital at the start of a sentence is no noun when the word is a preposition or a conjunction (Mit verzweifelten Augen).
+      if (index === 1 && SENTENCE_START_NOT_SUBJECT.test(before)) return false;
+      // Before its subject pronoun a word in -te is the verb (…, dann klopfte er).
+      if (SUBJECT_PRONOUNS.has(tokens[index + 1]?.text ?? '') && !DETERMINER.test(before) && weakPreterite(token.text) !== undefined) return true;
+      if (DETERMINER.test(before)) {
+        // A demonstrative as the subject (Das zeigte sich, Dies bemerkte …): the word after is no noun, and no superlative (die meisten).
+        const after = tokens[index + 1]?.text;
+        const demonstrative = index === 1 && /^(?:das|dies|dieses|dieser|diese|der|die)$/iu.test(before) && (after === undefined || !/^\p{Lu}/u.test(after));
+        if (!demonstrative || /(?:s|ß)te[n]?$/u.test(token.text)) return false;
+      }
       return (SUBJECT_PRONOUNS.has(before.toLowerCase()) || /^\p{Lu}/u.test(before)) && weakPreterite(token.text) !== undefined;
     });
     if (at < 0) return clause;
@@ -149,7 +232,7 @@ function perfectOfClause(clause: string, afterComma: boolean): string {
   } else {
     words[at] = withCaseOf(verb.text, auxiliary);
     const end = words[last]!;
-    if (at < last && PARTICLES.has(end.toLowerCase()) && !form.modal) {
+    if (at < last && PARTICLES.has(end) && !form.modal) {
       // "Der Strom fiel gestern aus" → "… ist gestern ausgefallen".
       words[last] = `${end.toLowerCase()}${participle}`;
     } else if (form.modal && at < last && looksInfinitive(end)) {
@@ -184,6 +267,6 @@ export function rewriteGermanSyntax(text: string): string {
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
     const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
     const clauses = stretch.split(COORDINATED_PRETERITE);
-    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0))).join('') + punctuation;
+    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0))).join('') + punctuation;
   });
 }

@@ -36,7 +36,20 @@ export interface RegionFile {
   /** A formal verb with "Sie" ("drücken Sie"), as a case-sensitive regular expression; $1 is the verb's stem. */
   readonly verbWithSie?: { readonly pattern: string; readonly replace: string; readonly source: string };
   /** The ending of present plural verbs where it differs from the infinitive (Zürich -ed: mir spieled). */
-  readonly pluralVerb?: { readonly ending: string; readonly source: string };
+  readonly pluralVerb?: {
+    readonly ending: string;
+    readonly source: string;
+    /**
+     * Plurals that do not take the ending: German verb (or its last part after a prefix:
+     * stehen also in verstehen, entstehen), the region's plural (stönd), source.
+     */
+    readonly irregular?: ReadonlyArray<readonly [string, string, string]>;
+    /**
+     * Also where no pronoun marks the plural: the verb last in a subordinate clause (dass d
+     * Priise stiiged) and after a plural noun at the start of a sentence (D Chind spieled).
+     */
+    readonly everyVerb?: boolean;
+  };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
@@ -98,6 +111,10 @@ export interface RegionData {
   readonly verbWithSie: { readonly pattern: RegExp; readonly replace: string } | null;
   /** The present plural ending next to a subject pronoun (`plural-verb.ts`), or null. */
   readonly pluralVerb: string | null;
+  /** Plurals that do not take that ending (stehen → stönd), also after a prefix (verstönd). */
+  readonly irregularPlurals: ReadonlyMap<string, string>;
+  /** Whether the plural ending applies also where no pronoun marks the plural (`pluralVerb.everyVerb`). */
+  readonly everyPluralVerb: boolean;
   readonly time: RegionTime | null;
   readonly rules: ReadonlyArray<RegionRule>;
   readonly sounds: RegionSounds;
@@ -164,6 +181,8 @@ export function regionData(region: string): RegionData {
   const compoundOnes = new Map<string, string>();
   let verbWithSie: RegionData['verbWithSie'] = null;
   let pluralVerb: string | null = null;
+  let irregularPlurals = new Map<string, string>();
+  let everyPluralVerb = false;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
   let rules: Array<RegionData['rules'][number]> = [];
@@ -185,7 +204,11 @@ export function regionData(region: string): RegionData {
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
-    if (file.pluralVerb) pluralVerb = file.pluralVerb.ending;
+    if (file.pluralVerb) {
+      pluralVerb = file.pluralVerb.ending;
+      irregularPlurals = new Map((file.pluralVerb.irregular ?? []).map(([german, dialect]) => [german, dialect]));
+      everyPluralVerb = file.pluralVerb.everyVerb === true;
+    }
     if (file.verbWithSie) verbWithSie = { pattern: new RegExp(file.verbWithSie.pattern, 'gu'), replace: file.verbWithSie.replace };
     for (const rule of file.rules)
       rules.push({
@@ -216,7 +239,7 @@ export function regionData(region: string): RegionData {
     unstressedWords,
     proclitics,
   };
-  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, pluralVerb, time, rules, sounds };
+  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, pluralVerb, irregularPlurals, everyPluralVerb, time, rules, sounds };
   cache.set(region, data);
   return data;
 }
