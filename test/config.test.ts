@@ -23,6 +23,11 @@ describe('configuration', () => {
     ['SPRACHROHR_CREDITS_PER_TTS_SECOND', 'two', /must be a decimal number/],
     ['SPRACHROHR_CALLBACK_ALLOW', '10.0.0.0/8,intranet', /SPRACHROHR_CALLBACK_ALLOW: "intranet" is not an address or CIDR range/],
     ['SPRACHROHR_EVALUATION_SECONDS', '-5', /SPRACHROHR_EVALUATION_SECONDS: must be a whole number/],
+    ['SPRACHROHR_DRAIN_TIMEOUT_MS', 'soon', /SPRACHROHR_DRAIN_TIMEOUT_MS: must be a whole number/],
+    ['SPRACHROHR_DRAIN_TIMEOUT_MS', '86400001', /must be between 0 and 86400000/],
+    ['SPRACHROHR_METRICS_TOKEN', 'short', /SPRACHROHR_METRICS_TOKEN: must be at least 16/],
+    ['SPRACHROHR_METRICS_TOKEN', 'a token with spaces in it', /must not contain spaces/],
+    ['SPRACHROHR_ADMIN_TOKEN', '0123456789abcde', /SPRACHROHR_ADMIN_TOKEN: must be at least 16/],
   ];
   for (const [name, value, message] of bad) {
     it(`names ${name} when it is ${value}`, () => {

@@ -106,6 +106,19 @@ describe('liveness, readiness and metrics', () => {
     ).toBe(1);
   });
 
+  it('counts a job as it is queued', async () => {
+    const queued = { state: 'queued' };
+    const before = (await scrape()).value('sprachrohr_jobs_total', queued) ?? 0;
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: { 'x-api-key': t.sandboxKey, 'content-type': 'application/json' },
+      payload: { kind: 'tts', text: 'Hallo' },
+    });
+    expect(submitted.statusCode).toBe(202);
+    expect((await scrape()).value('sprachrohr_jobs_total', queued)).toBe(before + 1);
+  });
+
   it('refuses the metrics without the token, or with a wrong one, with the envelope', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}x`, 'Bearer']) {
       const response = await t.app.inject({ url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
@@ -213,7 +226,10 @@ describe('the drain through POST /v1/admin/drain', () => {
     expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
-    expect(parsePrometheusText(metrics.body).value('sprachrohr_draining')).toBe(1);
+    const exposition = parsePrometheusText(metrics.body);
+    expect(exposition.value('sprachrohr_draining')).toBe(1);
+    // The session's first audio was timed.
+    expect(exposition.value('sprachrohr_tts_first_audio_seconds_count', { transport: 'realtime' })).toBe(1);
     // A second request changes nothing: the drain began once.
     const again = await t.app.inject({ method: 'POST', url: '/v1/admin/drain', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(again.json().since).toBe(started.json().since);
