@@ -230,6 +230,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let closing: Promise<void> | undefined;
   const running = (): RunningWork => ({
     calls: telephony?.activeCalls ?? 0,
+    // Calls ordered through the API, ringing ones included (answered ones are among `calls` too).
+    orderedCalls: telephony?.dialer.size ?? 0,
     realtimeSessions: services.realtimeAdmission.snapshot().in_flight,
     requests: services.drain.requestsInFlight,
   });
