@@ -17,7 +17,7 @@ import type { LanguageIdentifier } from './sherpa/language-id.js';
 
 export { VoiceModelError } from './sherpa/voice-models.js';
 export { InstalledModelError } from './models/installed-engines.js';
-import type { BatchSttEngine, SpeechDocument, SttEngine, TtsEngine } from './types.js';
+import type { BatchSttEngine, EngineLoad, SpeechDocument, SttEngine, TtsEngine } from './types.js';
 
 /** Live synthesis engines the registry can build. */
 export type TtsEngineChoice = 'espeak' | 'none';
@@ -85,6 +85,8 @@ export interface EngineRegistry {
   ttsFor(model: 'studio' | 'swift', voice: string, document: SpeechDocument): TtsEngine | null;
   /** Renders Standard German into the requested `de-CH` dialect before synthesis. */
   readonly dialect: DialectRenderer;
+  /** How occupied each live engine with a worker pool is, by engine id. */
+  load(): Array<EngineLoad & { readonly engine: string }>;
   /** Stops worker threads; the registry's owner calls it last. */
   close(): Promise<void>;
 }
@@ -140,6 +142,10 @@ export async function createEngineRegistry(options: EngineRegistryOptions): Prom
       return swift;
     },
     dialect: createDialectRenderer(),
+    load() {
+      const engines: Array<TtsEngine | SttEngine> = [...(swift ? [swift] : []), ...(studio ? [studio] : []), ...recognisers.engines];
+      return engines.flatMap((engine) => (engine.load ? [{ engine: engine.id, ...engine.load() }] : []));
+    },
     async close() {
       await pool?.close();
       await recognisers.close();

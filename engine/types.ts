@@ -90,10 +90,24 @@ export interface TtsCapabilities {
 }
 
 /** A synthesis engine: a stream of PCM chunks and timing events; stops when `signal` aborts. */
+/** How occupied an engine's workers are, for the operator's metrics. */
+export interface EngineLoad {
+  /** Worker threads running. */
+  readonly workers: number;
+  /** Work running now: syntheses, or open recognition streams. */
+  readonly busy: number;
+  /** Work waiting for a worker (recognition streams are refused, never queued: 0). */
+  readonly waiting: number;
+  /** Seconds workers have spent on work since the start, where the engine measures it. */
+  readonly busySeconds?: number;
+}
+
 export interface TtsEngine {
   readonly id: string;
   readonly capabilities: TtsCapabilities;
   synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent>;
+  /** How occupied the engine is now; absent where it has no pool to tell of. */
+  load?(): EngineLoad;
   /**
    * Milliseconds since the engine last did foreground work (a synthesis needed within seconds),
    * 0 while it does; absent where the engine does not tell (background work then does not wait).
@@ -187,6 +201,8 @@ export interface SttEngine {
   readonly id: string;
   readonly capabilities: StreamingSttCapabilities;
   open(options: SttStreamOptions, signal: AbortSignal): SttStream;
+  /** How occupied the engine is now; absent where it has no pool to tell of. */
+  load?(): EngineLoad;
 }
 
 /** A recognition engine for whole recordings (mono samples in [-1, 1]). */

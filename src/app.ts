@@ -13,6 +13,8 @@ import { newRequestId, setSpeechHeaders } from './api/request-context.js';
 import type { AppServices } from './api/services.js';
 import { LIMITS } from './catalog/limits.js';
 import { httpApi } from './http/http-api.js';
+import { installDrainGate } from './operations/drain-gate.js';
+import { installHttpMetrics } from './operations/http-metrics.js';
 import { realtimeApi } from './realtime/realtime-api.js';
 
 /**
@@ -54,6 +56,15 @@ export async function buildApp(services: AppServices): Promise<FastifyInstance> 
   });
   app.addHook('onSend', async (request, reply) => {
     setSpeechHeaders(request, reply);
+  });
+  // Before the transports' hooks: a draining instance refuses before it authenticates.
+  installDrainGate(app, services.drain);
+  installHttpMetrics(app, services.metrics);
+  services.metrics.state.attach({
+    httpInFlight: () => services.drain.requestsInFlight,
+    realtimeSessions: () => services.realtimeAdmission.snapshot().in_flight,
+    draining: () => services.drain.active,
+    engineQueues: () => services.engines.load(),
   });
 
   await app.register(httpApi, { services });

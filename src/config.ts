@@ -6,6 +6,7 @@ import { ConfigError, decimal, integer, text, type Env } from './config-values.j
 import { loadNoticeConfig, NOTICE_CONFIG_VARIABLES, type NoticeConfig } from './entitlements/notice-config.js';
 import { CallbackAllowList } from './jobs/callback-target.js';
 import type { CreditRates } from './store/store.js';
+import { loadOperationsConfig, OPERATIONS_CONFIG_VARIABLES, type OperationsConfig } from './operations/operations-config.js';
 import { loadRecordingsConfig, RECORDINGS_CONFIG_VARIABLES, type RecordingsConfig } from './recordings/recordings-config.js';
 import { loadTelephonyConfig, TELEPHONY_CONFIG_VARIABLES, type TelephonyConfig } from './telephony/telephony-config.js';
 
@@ -43,8 +44,10 @@ export interface Config {
   readonly bodyTimeoutMs: number;
   /** After {@link bodyTimeoutMs}, the average bytes per second a request body must arrive at. */
   readonly bodyMinBytesPerSecond: number;
-  /** How long SIGTERM waits for in-flight requests before closing them. */
+  /** After the drain, how long the close waits for in-flight requests before closing them. */
   readonly shutdownGraceMs: number;
+  /** The drain at shutdown and the operator endpoints' tokens. */
+  readonly operations: OperationsConfig;
   /** Live synthesis engine: `espeak` (embedded) or `none`. */
   readonly ttsEngine: 'espeak' | 'none';
   /** libespeak-ng's file, when it is not in a usual library directory. */
@@ -143,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: integer(env, 'SPRACHROHR_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
     bodyMinBytesPerSecond: integer(env, 'SPRACHROHR_BODY_MIN_RATE', 16_384, 1, 1_000_000_000),
     shutdownGraceMs: integer(env, 'SPRACHROHR_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    operations: loadOperationsConfig(env),
     ttsEngine,
     // One core stays with the event loop: with a worker on every core, the operating system
     // takes the event loop off the CPU under load (docs/performance.md, "Measurements behind
@@ -237,7 +241,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_SANDBOX_DAILY_AUDIO_SECONDS', 'daily audio budget per sandbox key (default 7200)'],
   ['SPRACHROHR_BODY_TIMEOUT_MS', 'time every request body gets before it must keep up SPRACHROHR_BODY_MIN_RATE (default 10000)'],
   ['SPRACHROHR_BODY_MIN_RATE', 'bytes per second a request body must average after SPRACHROHR_BODY_TIMEOUT_MS, or it is cut off (default 16384)'],
-  ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'how long SIGTERM waits for in-flight requests (default 10000)'],
+  ['SPRACHROHR_SHUTDOWN_GRACE_MS', 'after the drain, how long the close waits for requests still in flight (default 10000)'],
   ['SPRACHROHR_TTS_ENGINE', 'live synthesis engine: espeak (embedded, default) or none'],
   ['SPRACHROHR_ESPEAK_LIBRARY', 'libespeak-ng.so.1 when it is not in a usual library directory (Debian: libespeak-ng1)'],
   ['SPRACHROHR_TTS_WORKERS', 'worker threads of the embedded synthesis engine (default: cores - 1, at least 1)'],
@@ -254,6 +258,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, meaning: st
   ['SPRACHROHR_MODEL_CATALOG', 'JSON file of downloadable models laid over the built-in catalog (sprachrohr models pull)'],
   ['SPRACHROHR_POCKETSPHINX_MODEL', 'folder of the English pocketsphinx model (default /usr/share/pocketsphinx/model/en-us)'],
   ['SPRACHROHR_LEXICON_FILE', 'deployment lexicon for Swiss German rendering, reloaded when it changes (default: lexicon.yaml in the dialplan folder, if any)'],
+  ...OPERATIONS_CONFIG_VARIABLES,
   ...NOTICE_CONFIG_VARIABLES,
   ...RECORDINGS_CONFIG_VARIABLES,
   ...TELEPHONY_CONFIG_VARIABLES,

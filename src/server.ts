@@ -22,6 +22,9 @@ import { CallbackAllowList } from './jobs/callback-target.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { JobService } from './jobs/job-service.js';
 import { CallMeter } from './metering/call-meter.js';
+import { Drain, DRAIN_RETRY_AFTER_S, type RunningWork } from './operations/drain.js';
+import { Readiness } from './operations/readiness.js';
+import { ServiceMetrics } from './operations/service-metrics.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { RECORDINGS_FOLDER, RecordingService } from './recordings/recording-service.js';
 import { warmSynthesis } from './speech/warm-up.js';
@@ -104,11 +107,14 @@ export function createServices(
     baseUrl: () => config.publicBaseUrl ?? `${listening()}/v1`,
     logger: logger.child({ part: 'job-callbacks' }),
   });
+  const metrics = new ServiceMetrics();
+  const drain = new Drain();
   const runner = new JobRunner({
     jobs: store.jobs,
     engines,
     meter,
     callbacks,
+    onState: (state) => metrics.jobState(state),
     folder: path.join(config.dataDir, JOBS_FOLDER),
     logger: logger.child({ part: 'jobs' }),
   });
@@ -124,6 +130,10 @@ export function createServices(
     admission: new Admission(httpLimits(config)),
     realtimeAdmission: new Admission(realtimeLimits(config)),
     stats: { syntheses: 0 },
+    drain,
+    // A read by a key id no key has: one indexed lookup, whatever the store.
+    readiness: new Readiness(drain, () => store.keys.findById('key_readiness_probe'), logger.child({ part: 'readiness' })),
+    metrics,
     recordings: new RecordingService({
       folder: path.join(config.dataDir, RECORDINGS_FOLDER),
       repository: store.recordings,
@@ -141,7 +151,15 @@ export interface RunningServer {
   readonly address: string;
   /** The phone side, unless `SPRACHROHR_SIP=off`. */
   readonly telephony: TelephonyService | null;
-  /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
+  /** Refuses new work from its start, and says why the instance is not ready. */
+  readonly drain: Drain;
+  /**
+   * Waits, once the drain has begun, for calls, realtime sessions and API requests to finish,
+   * up to `SPRACHROHR_DRAIN_TIMEOUT_MS` from the drain's start (or until `drain.endWait()`).
+   * @returns what was still running at the deadline (empty when everything finished)
+   */
+  drained(): Promise<RunningWork>;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), ends calls, closes the store. */
   close(): Promise<void>;
 }
 
@@ -186,11 +204,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             onNotices: (due) => services.notices.notify(due),
           }),
           outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow), accountSecret },
+          observer: services.metrics,
         })
       : null;
   } catch (error) {
     await lexiconFile.close();
     await app.close();
+    services.metrics.close();
     await services.recordings.close();
     await services.notices.close();
     await engines.close();
@@ -200,14 +220,35 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   if (telephony) {
     const phone = telephony;
     services.telephony.attach({ sip: phone.signallingKind, trunks: () => phone.trunkStatus(), dialer: phone.dialer });
+    services.metrics.state.attach({ activeCalls: () => phone.activeCalls, pacer: () => phone.pacingStats() });
+    services.drain.onStart(() => phone.drain(DRAIN_RETRY_AFTER_S));
   }
+  services.metrics.state.attach({ jobsRunning: () => services.jobs.runner.runningJobs });
+  services.drain.onStart((start) => logger.warn({ reason: start.reason, timeoutMs: config.operations.drainTimeoutMs }, 'draining: new work is refused'));
   services.recordings.start();
   await services.jobs.runner.start();
+  services.readiness.markStarted();
   let closing: Promise<void> | undefined;
+  const running = (): RunningWork => ({
+    calls: telephony?.activeCalls ?? 0,
+    // Calls ordered through the API, ringing ones included (answered ones are among `calls` too).
+    orderedCalls: telephony?.dialer.size ?? 0,
+    realtimeSessions: services.realtimeAdmission.snapshot().in_flight,
+    requests: services.drain.requestsInFlight,
+  });
   return {
     app,
     address,
     telephony,
+    drain: services.drain,
+    async drained() {
+      const left = await services.drain.waitForIdle(running, config.operations.drainTimeoutMs, (still) =>
+        logger.info({ running: still }, 'draining: waiting for work to finish'),
+      );
+      if (Object.keys(left).length > 0) logger.warn({ running: left }, 'drain deadline reached: ending what still runs');
+      else logger.info('drained: nothing runs any more');
+      return left;
+    },
     close() {
       closing ??= (async () => {
         const timer = setTimeout(() => {
@@ -225,6 +266,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await services.recordings.close();
           await services.jobs.runner.stop();
           await services.notices.close();
+          services.metrics.close();
           await engines.close();
           await store.close();
         }

@@ -27,6 +27,11 @@ describe('configuration', () => {
     ['SPRACHROHR_DATABASE_URL', 'mysql://u:secret@db/x', /must start with postgres:\/\/ or postgresql:\/\/, not mysql:/],
     ['SPRACHROHR_DATABASE_URL', 'postgres://u:secret@db.example.ch', /SPRACHROHR_DATABASE_URL: names no database/],
     ['SPRACHROHR_DATABASE_URL', 'postgres://db.example.ch/x?max=0', /max \(the pool size\) must be a whole number from 1 to 1000/],
+    ['SPRACHROHR_DRAIN_TIMEOUT_MS', 'soon', /SPRACHROHR_DRAIN_TIMEOUT_MS: must be a whole number/],
+    ['SPRACHROHR_DRAIN_TIMEOUT_MS', '86400001', /must be between 0 and 86400000/],
+    ['SPRACHROHR_METRICS_TOKEN', 'short', /SPRACHROHR_METRICS_TOKEN: must be at least 16/],
+    ['SPRACHROHR_METRICS_TOKEN', 'a token with spaces in it', /must not contain spaces/],
+    ['SPRACHROHR_ADMIN_TOKEN', '0123456789abcde', /SPRACHROHR_ADMIN_TOKEN: must be at least 16/],
   ];
   for (const [name, value, message] of bad) {
     it(`names ${name} when it is ${value}`, () => {

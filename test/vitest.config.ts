@@ -11,6 +11,8 @@ const UNIT = [
   'test/auth/**/*.test.ts',
   'test/config.test.ts',
   'test/dialplan/**/*.test.ts',
+  'test/operations/{drain,operations-config}.test.ts',
+  'test/realtime/audio-arrivals.test.ts',
   'test/entitlements/*.test.ts',
   'test/engine/{dialect-lexicon,dialect-renderer,dialect-scoring,endpointing,espeak-phonemes,german-syntax,normaliser,swiss-pronunciation,synthetic-tts}.test.ts',
   'test/speech/**/*.test.ts',

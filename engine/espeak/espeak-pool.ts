@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../worker-thread.js';
 import { AsyncQueue } from '../async-queue.js';
+import type { EngineLoad } from '../types.js';
 import type { SynthesisJob, WarmJob, WorkerMessage } from './espeak-protocol.js';
 
 /** A job as the pool's caller describes it (the pool adds id and abort flag). */
@@ -39,8 +40,12 @@ export class EspeakPool {
   private waiterOrder = 0;
   private nextId = 1;
   private closed = false;
+  /** Milliseconds workers have held jobs, finished ones only. */
+  private busyMs = 0;
   /** The background worker's pool, once started. */
   private background: Promise<EspeakPool> | null = null;
+  /** The same, once it runs: what {@link load} reads without waiting. */
+  private backgroundPool: EspeakPool | null = null;
 
   private constructor(
     private readonly size: number,
@@ -125,7 +130,7 @@ export class EspeakPool {
   async *synthesize(request: JobRequest, signal: AbortSignal, neededAtMs = performance.now()): AsyncGenerator<JobMessage> {
     const foreground = neededAtMs < performance.now() + FOREGROUND_HORIZON_MS;
     if (!foreground && this.nice === undefined) {
-      this.background ??= EspeakPool.start(1, this.libraryPath, BACKGROUND_NICE);
+      this.background ??= EspeakPool.start(1, this.libraryPath, BACKGROUND_NICE).then((pool) => (this.backgroundPool = pool));
       yield* (await this.background).synthesize(request, signal, performance.now());
       return;
     }
@@ -150,6 +155,17 @@ export class EspeakPool {
     return this.foreground > 0 ? 0 : performance.now() - this.foregroundEndedAt;
   }
 
+  /** Workers at work, jobs waiting for one, and the time workers spent on jobs (the background worker's included). */
+  load(): EngineLoad {
+    const background = this.backgroundPool?.load();
+    return {
+      workers: this.slots.length + (background?.workers ?? 0),
+      busy: this.slots.length - this.free.length + (background?.busy ?? 0),
+      waiting: this.waiters.length + (background?.waiting ?? 0),
+      busySeconds: (this.busyMs + (background?.busySeconds ?? 0) * 1000) / 1000,
+    };
+  }
+
   /** Loads the given voices in every worker. */
   async warm(voices: readonly string[]): Promise<void> {
     const never = new AbortController().signal;
@@ -168,6 +184,7 @@ export class EspeakPool {
   ): AsyncGenerator<JobMessage> {
     signal.throwIfAborted();
     const slot = await this.acquire(neededAtMs);
+    const heldSince = performance.now();
     const queue = new AsyncQueue<JobMessage>();
     slot.listener = (message) => {
       if (message.type === 'error') queue.fail(new Error(message.message));
@@ -204,6 +221,7 @@ export class EspeakPool {
           // The worker failed or was replaced; nothing left to drain.
         }
       }
+      this.busyMs += performance.now() - heldSince;
       if (this.slots.includes(slot)) this.release(slot);
     }
   }

@@ -1,5 +1,5 @@
 import { applyGain, sameProsody } from '../delivery.js';
-import type { Passage, Prosody, SpeechDocument, SpeechItem, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
+import type { EngineLoad, Passage, Prosody, SpeechDocument, SpeechItem, TtsEngine, TtsEvent, TtsOptions } from '../types.js';
 import { espeakPhonemes } from './espeak-phonemes.js';
 import type { EspeakPool } from './espeak-pool.js';
 import { ESPEAK_VOICE_STYLES, espeakLanguages, espeakLanguageVoice } from './espeak-voices.js';
@@ -153,6 +153,10 @@ export class EspeakTtsEngine implements TtsEngine {
 
   foregroundIdleMs(): number {
     return this.pool.foregroundIdleMs();
+  }
+
+  load(): EngineLoad {
+    return this.pool.load();
   }
 
   async *synthesize(document: SpeechDocument, options: TtsOptions, signal: AbortSignal): AsyncIterable<TtsEvent> {

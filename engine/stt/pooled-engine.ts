@@ -1,4 +1,4 @@
-import type { SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
+import type { EngineLoad, SttEngine, SttStream, SttStreamOptions, StreamingSttCapabilities } from '../types.js';
 import { EndpointedSttEngine } from './endpointed-engine.js';
 import type { FrameClassifierFactory } from '../vad/frame-classifier.js';
 import type { DecoderPool } from './worker-pool.js';
@@ -23,6 +23,10 @@ export class PooledSttEngine implements SttEngine {
   /** @throws RecognitionCapacityError when every worker decodes its most streams already. */
   open(options: SttStreamOptions, signal: AbortSignal): SttStream {
     return this.inner.open(options, signal);
+  }
+
+  load(): EngineLoad {
+    return this.pool.load();
   }
 
   /** Stops the workers; open streams fail. */

@@ -4,7 +4,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../worker-thread.js';
-import type { Hypothesis, SttStreamOptions } from '../types.js';
+import type { EngineLoad, Hypothesis, SttStreamOptions } from '../types.js';
 import { RecognitionCapacityError } from './capacity.js';
 import type { UtteranceDecoder } from './endpointed-stream.js';
 import type { WorkerData, WorkerReply, WorkerRequest } from './worker-protocol.js';
@@ -203,6 +203,12 @@ export class DecoderPool {
     worker.openStreams += 1;
     worker.post({ type: 'open', stream, vocabulary: options.vocabulary });
     return new WorkerUtteranceDecoder(worker, stream, () => this.nextRequestId++);
+  }
+
+  /** Healthy workers and the streams they decode (streams beyond the ceiling are refused, so none wait). */
+  load(): EngineLoad {
+    const healthy = this.workers.filter((worker) => !worker.failed);
+    return { workers: healthy.length, busy: healthy.reduce((sum, worker) => sum + worker.openStreams, 0), waiting: 0 };
   }
 
   /** Stops the workers; open streams fail. */

@@ -87,8 +87,17 @@ function fromFramework(error: FastifyError, family: ErrorFamily): ApiError {
 /** How long a refused request's unread body may go on arriving after the answer. */
 const UNREAD_BODY_LINGER_MS = 2000;
 
+/** The code each refused or failed request was answered with, for the metrics of its answer. */
+const answeredCodes = new WeakMap<FastifyRequest, ErrorCode>();
+
+/** The error code a request was answered with, if it was answered with the envelope. */
+export function answeredErrorCode(request: FastifyRequest): ErrorCode | undefined {
+  return answeredCodes.get(request);
+}
+
 /** Sends an {@link ApiError} as the spec's envelope, with its retry headers. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  answeredCodes.set(request, error.code);
   setSpeechHeaders(request, reply);
   // A refusal before the body was read: Node discards what the client still sends, but a slow
   // sender would hold the connection for as long as it trickles. It gets a moment after the

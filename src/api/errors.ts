@@ -45,7 +45,8 @@ const shared = {
  *   is down (its registration failed, or it does not answer OPTIONS); the detail says which.
  *
  * Added to the specification's list: `tts.not_found` / `stt.not_found` (404) for a path or
- * method that is no endpoint, so that even those answers keep the envelope.
+ * method that is no endpoint, so that even those answers keep the envelope; `stt.unavailable`
+ * (503), the recognition family's `*.unavailable` (spec 7), for an instance that is draining.
  */
 export const ERROR_TABLE = {
   'tts.invalid_request': shared.invalid_request,
@@ -79,6 +80,7 @@ export const ERROR_TABLE = {
   'stt.capacity': shared.capacity,
   'stt.plan_limit_reached': shared.plan_limit_reached,
   'stt.entitlement_exhausted': shared.entitlement_exhausted,
+  'stt.unavailable': { httpStatus: 503, message: 'Speech recognition is temporarily unavailable on this instance.', retryable: true },
   'stt.upstream_unavailable': { httpStatus: 503, message: 'Speech recognition is temporarily unavailable.', retryable: true },
   'stt.call_unavailable': { httpStatus: 409, message: 'The call cannot be placed now: calls are off or the trunk is down.', retryable: true },
   'stt.timeout': shared.timeout,

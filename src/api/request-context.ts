@@ -21,6 +21,11 @@ export interface RouteSettings {
    * the handler runs, after the body has been parsed.
    */
   readonly bodyInHandler?: boolean;
+  /**
+   * An operations endpoint (health, readiness, metrics, drain): answered while the instance
+   * drains, and neither API work the drain waits for nor an API request in the metrics.
+   */
+  readonly operations?: boolean;
 }
 
 declare module 'fastify' {

@@ -4,6 +4,9 @@ import type { KeyService } from '../auth/key-service.js';
 import type { Config } from '../config.js';
 import type { NoticeMailer } from '../entitlements/notice-mailer.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { Drain } from '../operations/drain.js';
+import type { Readiness } from '../operations/readiness.js';
+import type { ServiceMetrics } from '../operations/service-metrics.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { Admission } from './admission.js';
@@ -33,4 +36,10 @@ export interface AppServices {
   readonly jobs: JobService;
   /** The phone side's facts (trunks), once it runs. */
   readonly telephony: TelephonyLink;
+  /** Refuses new work once the instance is stopping; shared with the phone side. */
+  readonly drain: Drain;
+  /** What `GET /readyz` answers. */
+  readonly readiness: Readiness;
+  /** The Prometheus metrics of `GET /metrics`; closed by the services' owner. */
+  readonly metrics: ServiceMetrics;
 }

@@ -15,6 +15,7 @@ import { LIMITS } from '../catalog/limits.js';
 import { BodyArrivals } from './body-arrivals.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
 import { registerJobRoutes } from './routes/jobs.js';
+import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPrewarmRoutes } from './routes/prewarm.js';
 import { registerRecordingRoutes } from './routes/recordings.js';
 import { registerSttRoutes } from './routes/stt.js';
@@ -58,4 +59,5 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
   registerTrunkRoutes(app, services);
   registerCallRoutes(app, services);
   registerJobRoutes(app, services);
+  registerOperationsRoutes(app, services);
 };

@@ -78,6 +78,8 @@ export interface JobRunnerOptions {
   /** Delivers the callbacks of finished jobs. */
   readonly callbacks?: CallbackSender;
   readonly now?: () => Date;
+  /** Told of every job that is queued, starts, succeeds or fails (the metrics). */
+  readonly onState?: (state: 'queued' | 'running' | 'succeeded' | 'failed') => void;
 }
 
 /** Takes queued jobs one by one while it runs; {@link wake} after a submission. */
@@ -87,6 +89,8 @@ export class JobRunner {
   private abort = new AbortController();
   private purgeTimer: NodeJS.Timeout | null = null;
   private orphanTimer: NodeJS.Timeout | null = null;
+  /** Jobs claimed and not yet finished. */
+  private current = 0;
   private readonly now: () => Date;
   /** Resamples and encodes the jobs' audio off the event loop. */
   private readonly encoder = new BackgroundEncoder();
@@ -134,6 +138,17 @@ export class JobRunner {
     }
   }
 
+  /** Jobs running now (one at a time: 0 or 1). */
+  get runningJobs(): number {
+    return this.current;
+  }
+
+  /** A job was queued: counts it and looks for queued jobs now. */
+  queued(): void {
+    this.options.onState?.('queued');
+    this.wake();
+  }
+
   /** Looks for queued jobs now (a job was submitted). */
   wake(): void {
     if (this.stopped || this.running) return;
@@ -160,7 +175,13 @@ export class JobRunner {
     while (!this.stopped) {
       const job = await this.options.jobs.claim(this.now().toISOString());
       if (!job) return;
-      await this.run(job);
+      this.current++;
+      this.options.onState?.('running');
+      try {
+        await this.run(job);
+      } finally {
+        this.current--;
+      }
     }
   }
 
@@ -275,6 +296,7 @@ export class JobRunner {
       transcript,
       error,
     });
+    this.options.onState?.(status);
     this.options.callbacks?.send(job);
   }
 

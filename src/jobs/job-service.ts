@@ -119,7 +119,7 @@ export class JobService {
 
   private async queue(job: JobRecord): Promise<JobRecord> {
     await this.jobs.insert(job);
-    this.runner.wake();
+    this.runner.queued();
     return job;
   }
 

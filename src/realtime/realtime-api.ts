@@ -1,8 +1,8 @@
 /**
  * The realtime API as a fastify plugin: the WebSocket upgrades of `/v1/tts/stream` and
  * `/v1/stt/stream` with their own hooks. The key may come as a header, a subprotocol or a
- * query parameter; a session is refused while the event loop is late for the open ones
- * (`host_load`), and holds its admission slot until its socket closes.
+ * query parameter; a session is refused while the instance drains (503) or while the event loop
+ * is late for the open ones (`host_load`), and holds its admission slot until its socket closes.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { familyOf } from '../api/request-context.js';
@@ -27,6 +27,7 @@ export const realtimeApi: FastifyPluginAsync<{ services: AppServices }> = async 
     const settings = request.routeOptions.config?.sprachrohr;
     if (!settings?.realtime) return;
     const family = familyOf(request);
+    services.drain.refuse(family, 'realtime sessions');
     request.principal = await authenticate(services.keys, presentedRealtimeKey(request.headers, request.url), family);
     checkSandboxMode(request, request.principal, family);
     // A plain GET would hold a session slot for as long as its keep-alive connection lives.

@@ -15,6 +15,7 @@ import { enginesFor } from '../speech/live-recognition.js';
 import { checkVocabularyTerms, parseLanguageCandidates } from '../speech/recognition-request.js';
 import { RecognitionSession } from '../speech/recognition-session.js';
 import type { BudgetLease } from '../metering/budget-lease.js';
+import { AudioArrivals } from './audio-arrivals.js';
 import { FrameChannel, parseClientFrame, type RealtimeContext } from './frame-channel.js';
 
 const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;
@@ -36,6 +37,8 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   let session: RecognitionSession | null = null;
   let audioEnded = false;
   let startedAt = 0;
+  /** When the audio arrived, to time each transcript from the audio it covers. */
+  const arrivals = new AudioArrivals();
   /** The key's budget, drawn as audio arrives; recorded once, at the end or when the socket closes. */
   let budget: BudgetLease | null = null;
   const meter = async (seconds: number): Promise<void> => {
@@ -82,6 +85,9 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
   const forward = async (running: RecognitionSession): Promise<void> => {
     try {
       for await (const event of running) {
+        // A final is timed from the end of its utterance (spec 8: final after end of speech), a partial from the audio it had heard.
+        const lagMs = arrivals.lagMs(event.type === 'final' ? event.endSeconds : event.audioSeconds);
+        if (lagMs !== null) context.services.metrics.recognitionLatency.observe({ result: event.type }, lagMs / 1000);
         channel.send({
           type: event.type === 'partial' ? 'transcript.partial' : 'transcript.final',
           text: event.text,
@@ -134,6 +140,7 @@ export function serveSttStream(socket: WebSocket, context: RealtimeContext): voi
       return;
     }
     session.write(pcm);
+    arrivals.arrived(session.audioSeconds);
   };
 
   channel.onFrame(async (data, isBinary) => {

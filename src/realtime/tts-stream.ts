@@ -106,8 +106,14 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
     await budget?.commit({ mode: 'realtime' }, seconds);
   };
 
+  /** When the session's first text arrived, until its first audio goes out (time to first audio). */
+  let firstTextAtMs: number | null = null;
   const sendAudio = async (frame: Buffer): Promise<boolean> => {
     if (!start) return false;
+    if (firstTextAtMs !== null) {
+      context.services.metrics.firstAudio.observe({ transport: 'realtime' }, (performance.now() - firstTextAtMs) / 1000);
+      firstTextAtMs = null;
+    }
     const sent = start.binary
       ? await channel.sendWhenRoom(frame)
       : await channel.sendWhenRoom({
@@ -197,6 +203,7 @@ export function serveTtsStream(socket: WebSocket, context: RealtimeContext): voi
   };
 
   const enqueue = (texts: string[]): void => {
+    if (seq === 0 && firstTextAtMs === null && texts.length > 0) firstTextAtMs = performance.now();
     for (const text of texts) {
       queuedCharacters += text.length;
       waiting.push(text);

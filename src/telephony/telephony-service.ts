@@ -60,6 +60,16 @@ export interface TelephonyParts {
   readonly registrationTiming?: RegistrationTiming;
   /** Outbound calls' status events and the check of the URLs they name; absent: no status events, URLs checked as callbacks without an allow-list. */
   readonly outbound?: OutboundParts;
+  /** Told of every call's end and turn (the metrics); absent: nobody is. */
+  readonly observer?: CallObserver;
+}
+
+/** Who is told of calls as they go: cheap, synchronous, never in the way of a call. */
+export interface CallObserver {
+  /** A call ended: `outcome` is how (`bye`, `hangup`, `cancel`, `rejected`, `shutdown`, `ack-timeout`). */
+  callEnded(direction: 'inbound' | 'outbound', outcome: string): void;
+  /** A reply's first packet went out `latencyMs` after the caller stopped speaking. */
+  turn(latencyMs: number): void;
 }
 
 /** What the calls ordered through `POST /v1/calls` need from the service around. */
@@ -81,6 +91,7 @@ interface CallParts {
   readonly metering: CallMetering | null;
   readonly allowanceCheckMs?: number;
   readonly outbound: OutboundParts;
+  readonly observer: CallObserver | null;
 }
 
 /** Who does the SIP: the embedded endpoint, or a drachtio-server. */
@@ -162,6 +173,7 @@ export class TelephonyService {
         metering: parts.metering ?? null,
         ...(parts.allowanceCheckMs !== undefined ? { allowanceCheckMs: parts.allowanceCheckMs } : {}),
         outbound: parts.outbound ?? { status: null, checkUrl: orderUrlCheck(new CallbackAllowList([])), accountSecret: async () => null },
+        observer: parts.observer ?? null,
       };
       admission.setTrunkSources(dialplans.trunks);
       const service = await TelephonyService.signal(config, engines, logger, admission, media, dialplans, callParts, timers, parts.registrationTiming);
@@ -334,7 +346,9 @@ export class TelephonyService {
     }
     this.calls.add(call);
     this.stats.callsStarted += 1;
+    const observer = this.callParts.observer;
     call.on('turn-latency', (ms) => {
+      observer?.turn(ms);
       this.stats.turnLatenciesMs.push(ms);
       if (this.stats.turnLatenciesMs.length > 1000) this.stats.turnLatenciesMs.shift();
     });
@@ -348,7 +362,20 @@ export class TelephonyService {
       this.finished.delete(done);
     });
     this.finished.add(done);
+    if (observer) call.once('ended', (outcome) => observer.callEnded(extra.placed ? 'outbound' : 'inbound', outcome));
     return { call, done };
+  }
+
+  /**
+   * Takes no new calls from now on (the instance is draining): new INVITEs, and out of a call
+   * the OPTIONS a proxy probes with, get 503 with `Retry-After`, so the proxy or trunk picks
+   * another gateway. Calls in progress go on until they end or {@link close}. Behind
+   * drachtio-server, which answers OPTIONS itself, only INVITEs are refused.
+   */
+  drain(retryAfterSeconds: number): void {
+    this.admission.drain(retryAfterSeconds);
+    if (this.signalling.kind === 'embedded') this.signalling.endpoint.drain(retryAfterSeconds);
+    this.logger.info({ retryAfterSeconds }, 'draining: new calls and OPTIONS get 503');
   }
 
   /** Hangs up every call, then closes the listeners (or the connection to drachtio-server). */

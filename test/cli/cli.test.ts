@@ -254,7 +254,7 @@ describe('sprachrohr serve, tts and stt', () => {
     }
   });
 
-  it('finishes a request in flight on SIGTERM, refuses new connections, then exits', async () => {
+  it('finishes a request in flight on SIGTERM, refuses new requests with 503 meanwhile, then exits', async () => {
     const key = JSON.parse((await runCliInProcess(['keys', 'create', '--name', 'shutdown', '--json'], env)).stdout).key as string;
     const server = await startServe(env);
     const url = new URL(`${server.baseUrl}/stt`);
@@ -283,12 +283,23 @@ describe('sprachrohr serve, tts and stt', () => {
       setTimeout(() => {
         server.child.kill('SIGTERM');
         setTimeout(() => {
-          const probe = http.get({ host: url.hostname, port: url.port, path: '/healthz' });
-          probe.on('error', (error) => {
-            expect((error as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
-            request.end(Buffer.concat([audio.subarray(1000), tail]));
+          // Draining: a new request is refused with the envelope, while the upload goes on.
+          const probe = http.get({ host: url.hostname, port: url.port, path: '/v1/capabilities', headers: { 'x-api-key': key } });
+          probe.on('error', reject);
+          probe.on('response', (refused) => {
+            let body = '';
+            refused.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            refused.on('end', () => {
+              try {
+                expect(refused.statusCode).toBe(503);
+                expect(refused.headers['retry-after']).toBe('5');
+                expect(JSON.parse(body).error.code).toBe('tts.unavailable');
+              } catch (error) {
+                reject(error as Error);
+              }
+              request.end(Buffer.concat([audio.subarray(1000), tail]));
+            });
           });
-          probe.on('response', () => reject(new Error('a new connection was accepted during shutdown')));
         }, 300);
       }, 300);
     });

@@ -100,6 +100,27 @@ describe('eSpeak NG voices and languages', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it('tells its load: workers at work, syntheses waiting for one, time spent', async () => {
+    const engine = new EspeakTtsEngine(pool);
+    const before = engine.load();
+    expect(before).toMatchObject({ workers: pool.workers, busy: 0, waiting: 0 });
+    const running = Array.from({ length: pool.workers + 2 }, () =>
+      speak('Der nächste freie Mitarbeiter ist gleich für Sie da. '.repeat(4), 'de-CH', 'standard'),
+    );
+    // Every worker is taken and two syntheses wait, until the first ends.
+    let full = false;
+    for (let turn = 0; turn < 1000 && !full; turn++) {
+      const load = engine.load();
+      full = load.busy === pool.workers && load.waiting === 2;
+      if (!full) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(full).toBe(true);
+    await Promise.all(running);
+    const after = engine.load();
+    expect(after).toMatchObject({ busy: 0, waiting: 0 });
+    expect(after.busySeconds!).toBeGreaterThan(before.busySeconds!);
+  });
+
   it('never stalls the event loop while four syntheses run', async () => {
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();

@@ -16,7 +16,7 @@ import type { SipTimers } from '../../src/telephony/sip/sip-transactions.js';
 import type { CallMetering } from '../../src/metering/call-meter.js';
 import { RecordingService } from '../../src/recordings/recording-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { TelephonyService, type OutboundParts } from '../../src/telephony/telephony-service.js';
+import { TelephonyService, type CallObserver, type OutboundParts } from '../../src/telephony/telephony-service.js';
 import type { RegistrationTiming } from '../../src/telephony/trunks/trunk-registration.js';
 
 /**
@@ -57,6 +57,8 @@ export async function startTelephony(
     files?: Readonly<Record<string, string>>;
     /** Outbound calls' status events and URL checks. */
     outbound?: OutboundParts;
+    /** Told of calls' ends and turns (the metrics). */
+    observer?: CallObserver;
   } = {},
 ): Promise<StartedTelephony> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'telephony-'));
@@ -81,6 +83,7 @@ export async function startTelephony(
     ...(options.allowanceCheckMs !== undefined ? { allowanceCheckMs: options.allowanceCheckMs } : {}),
     ...(options.registrationTiming ? { registrationTiming: options.registrationTiming } : {}),
     ...(options.outbound ? { outbound: options.outbound } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   }).catch(async (error: unknown) => {
     await recordings.close();
     await store.close();

@@ -69,6 +69,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
       if (violations.length > 0) throw new Error(`answers that do not match their OpenAPI schema:\n${violations.join('\n')}`);
       await services.jobs.runner.stop();
       await services.notices.close();
+      services.metrics.close();
       await engines.close();
       await store.close();
     },

@@ -17,6 +17,7 @@ const SECRETS = {
   SPRACHROHR_DRACHTIO_SECRET: 'drachtio-secret-Vb5Nc8Mr1Ps4',
   SPRACHROHR_DATA_DIR: '/var/lib/sprachrohr-data-Jy6Gd2Ku9Fw3',
   SPRACHROHR_SIP_TLS_KEY: '/etc/sprachrohr/tls-key-Xe4Ra7Qo2Ui8.pem',
+  SPRACHROHR_ADMIN_TOKEN: 'admin-token-Pz8Lq3Wn6Tc1Vm4',
 } as const;
 
 const ENV = {
@@ -48,6 +49,7 @@ describe('secrets stay inside the process', () => {
     expect(t.services.config.telephony.digest?.password).toBe(SECRETS.SPRACHROHR_SIP_DIGEST_PASSWORD);
     expect(t.services.config.telephony.drachtio?.secret).toBe(SECRETS.SPRACHROHR_DRACHTIO_SECRET);
     expect(t.services.config.dataDir).toBe(SECRETS.SPRACHROHR_DATA_DIR);
+    expect(t.services.config.operations.adminToken).toBe(SECRETS.SPRACHROHR_ADMIN_TOKEN);
   });
 
   it('appear in no HTTP response of any endpoint, answer or refusal, to either key', async () => {
@@ -59,6 +61,9 @@ describe('secrets stay inside the process', () => {
       { method: 'GET', url: '/v1/openapi.json' },
       { method: 'GET', url: '/v1/asyncapi.json' },
       { method: 'GET', url: '/healthz' },
+      { method: 'GET', url: '/readyz' },
+      { method: 'GET', url: '/metrics' },
+      { method: 'POST', url: '/v1/admin/drain' },
       { method: 'POST', url: '/v1/tts', payload: { text: 'Grüezi', format: 'wav' } },
       { method: 'POST', url: '/v1/tts', payload: { text: 'Grüezi', output: 'json' } },
       { method: 'POST', url: '/v1/tts', payload: { text: '<speak><foo/></speak>' } },

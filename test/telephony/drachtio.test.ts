@@ -299,6 +299,23 @@ describe('calls through drachtio-server (fake)', () => {
     }
   });
 
+  it('refuses new calls with 503 and Retry-After once draining', async () => {
+    const drainFake = await FakeDrachtio.start({ secret: SECRET });
+    const config = loadConfig(env({ SPRACHROHR_DRACHTIO: `127.0.0.1:${drainFake.port}` }));
+    const drainService = await TelephonyService.start(config.telephony, engines, capturedLogger().logger, { recordings: telephony.recordings });
+    try {
+      await drainFake.ready();
+      drainService.drain(5);
+      const call = drainFake.invite({ number: 'keys', sdp: offer(4000) });
+      const refused = await drainFake.next(responseTo(call, 503));
+      expect(refused.sent!.headers.get('Retry-After')).toBe('5');
+      expect(drainService.activeCalls).toBe(0);
+    } finally {
+      await drainService.close();
+      await drainFake.close();
+    }
+  });
+
   it('reconnects after drachtio-server drops the connection and takes calls again', async () => {
     const before = fake.authentications.length;
     fake.dropApp();

@@ -88,5 +88,4 @@ export function registerDiscoveryRoutes(app: FastifyInstance, services: AppServi
     // Nothing in it is this deployment's (the server is the bot), so the request does not matter.
     async () => botStreamAsyncApiDocument(INTERFACE_VERSION),
   );
-  app.get('/healthz', { config: { sprachrohr: { family: 'tts', auth: false } }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 }

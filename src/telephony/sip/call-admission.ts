@@ -62,6 +62,8 @@ export class CallAdmission {
   private readonly perTrunk = new Map<string, number>();
   /** Signs nonces, so no nonce needs to be remembered (stateless challenges). */
   private readonly nonceKey = randomBytes(32);
+  /** Set while the instance drains: every new call is refused with it. */
+  private draining: CallRefusal | null = null;
 
   /** @throws RangeError for an allow-list entry that is not an address or CIDR */
   constructor(private readonly options: CallAdmissionOptions) {
@@ -103,10 +105,19 @@ export class CallAdmission {
     return this.total;
   }
 
+  /**
+   * Refuses every new call from now on with 503 and `Retry-After` (the instance is draining):
+   * a proxy or trunk sends the call to its next gateway at once. Calls in progress go on.
+   */
+  drain(retryAfterSeconds: number): void {
+    this.draining = { status: 503, headers: [['Retry-After', String(retryAfterSeconds)]] };
+  }
+
   /** The refusal for a new INVITE, or null to let it in. */
   check(invite: SipRequest, source: SipPeer): CallRefusal | null {
     const address = plainAddress(source.address);
     if (!this.allows(address)) return { status: 403 };
+    if (this.draining) return this.draining;
     const trunk = this.trunkSourceOf(address);
     if (this.options.digest && !trunk) {
       const stale = this.verify(invite);

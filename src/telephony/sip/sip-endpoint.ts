@@ -104,6 +104,8 @@ export class SipEndpoint implements OutboundHost {
   private tableFull = false;
   /** Requests from sources outside the allow-list, refused or dropped. */
   strangersRefused = 0;
+  /** While the instance drains: the Retry-After of the 503 that OPTIONS get. */
+  private drainRetryAfterS: number | null = null;
 
   constructor(private readonly options: SipEndpointOptions) {
     this.timers = options.timers ?? DEFAULT_TIMERS;
@@ -311,6 +313,8 @@ export class SipEndpoint implements OutboundHost {
         return null;
       case 'OPTIONS':
         // Out of a call only: a prober's (or a flood's) OPTIONS leave nothing behind for 32 s.
+        // While draining, a 503 takes this gateway out of a proxy's set (Kamailio's dispatcher probes so).
+        if (this.drainRetryAfterS !== null) return { status: 503, headers: [['Retry-After', String(this.drainRetryAfterS)]] };
         return { status: 200, headers: this.capabilityHeaders() };
       case 'BYE':
       case 'INFO':
@@ -323,6 +327,11 @@ export class SipEndpoint implements OutboundHost {
       default:
         return { status: 405, headers: [['Allow', ALLOW]] };
     }
+  }
+
+  /** Answers out-of-dialog OPTIONS with 503 and `Retry-After` from now on (the instance is draining). */
+  drain(retryAfterSeconds: number): void {
+    this.drainRetryAfterS = retryAfterSeconds;
   }
 
   private invite(request: SipRequest, transaction: ServerTransaction): void {

@@ -14,6 +14,8 @@ import { parseRtp, serializeRtp, type RtpPacket } from '../../../src/telephony/r
 import { dtmfEventFrames } from '../../../src/telephony/rtp/dtmf.js';
 import type { PacedFrame } from '../../../src/telephony/rtp/paced-stream.js';
 import type { SipResponse } from '../../../src/telephony/sip/sip-message.js';
+import { ServiceMetrics } from '../../../src/operations/service-metrics.js';
+import { parsePrometheusText } from '../../helpers/prometheus-text.js';
 import { Peer, request, response, sipRequest } from '../../helpers/sip-peer.js';
 import { startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
@@ -46,13 +48,15 @@ routes:
 
 let telephony: StartedTelephony;
 let service: TelephonyService;
+/** The metrics the calls are reported to, as the server reports them. */
+const metrics = new ServiceMetrics();
 
 /** 8 kHz µ-law frames of Debian's "go forward ten meters". */
 let speechFrames: Uint8Array[];
 
 beforeAll(async () => {
   await loadResampler();
-  telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '31000-31099' }, { timers: { t1Ms: 100, t2Ms: 800, t4Ms: 500 } });
+  telephony = await startTelephony(DIALPLAN, { SPRACHROHR_RTP_PORTS: '31000-31099' }, { timers: { t1Ms: 100, t2Ms: 800, t4Ms: 500 }, observer: metrics });
   service = telephony.service;
   const raw = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
   const resampler = new Resampler(16000, 8000);
@@ -60,7 +64,10 @@ beforeAll(async () => {
   speechFrames = [];
   for (let at = 0; at + 160 <= narrow.length; at += 160) speechFrames.push(encodeMulaw(narrow.subarray(at, at + 160)));
 }, 60_000);
-afterAll(async () => telephony?.close());
+afterAll(async () => {
+  await telephony?.close();
+  metrics.close();
+});
 
 /** The caller's media socket: records what arrives, sends frames on a 20 ms schedule. */
 class CallerMedia {
@@ -191,6 +198,11 @@ describe('calls through the telephony service', () => {
     expect(usage?.ttsSeconds).toBeGreaterThan(1);
     expect(usage?.sttSeconds).toBeGreaterThan(1);
     expect(service.stats.turnLatenciesMs.length).toBeGreaterThan(0);
+    // The turn and the call's end (the gateway hung up) moved their series.
+    const exposition = parsePrometheusText(await metrics.text());
+    expect(exposition.value('sprachrohr_call_turns_total')).toBe(service.stats.turnLatenciesMs.length);
+    expect(exposition.value('sprachrohr_call_turn_latency_seconds_count')).toBe(service.stats.turnLatenciesMs.length);
+    expect(exposition.value('sprachrohr_calls_total', { direction: 'inbound', outcome: 'hangup' })).toBe(1);
     // The call lasted over 5 s while the gateway sent audio: a sender report came to port + 1.
     expect(media.rtcpTypes).toContain(200);
     sip.close();
