@@ -63,13 +63,25 @@ export interface ServeProcess {
   readonly exited: Promise<number | null>;
 }
 
+/** `serve` processes started and not yet exited: killed when the test process exits, whatever the tests did. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Starts `sprachrohr serve` on a free port and waits until it listens (`timeoutMs` at most, 30 s unless given: a loaded machine starts it slowly). */
 export function startServe(env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', ...env } });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', done));
-    const timer = setTimeout(() => reject(new Error(`serve did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    running.add(child);
+    child.once('exit', () => running.delete(child));
+    // A serve that does not start in time is killed, not left running after the test.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
