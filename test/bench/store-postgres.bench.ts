@@ -6,11 +6,20 @@
  *   ledger write (every metered request: entry, day totals, entitlement draws in a transaction),
  *   each measured alone, sequentially, after a warm-up;
  * - sandbox `POST /v1/tts` through a `sprachrohr serve` process on each store: sequential
- *   latency and wrk throughput (test/bench/tts-http.bench.ts), and the ratio.
+ *   latency and wrk throughput (test/bench/tts-http.bench.ts), and the ratio;
+ * - the SQL statements one request sends to PostgreSQL (sandbox and live synthesis, a job, a
+ *   usage report), counted on the driver in a server started in this process.
  * Run: npm run bench:store
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { openKeyStore, startServer } from '../../src/server.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -82,6 +91,54 @@ async function storeCosts(store: Store) {
   return { keyLookup: lookup, ledgerWrite: ledger };
 }
 
+/** Statements sent through the driver so far (every query passes through `Client.query`, pooled or not). */
+let statements = 0;
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+/** Statements per request of each kind, averaged over 20 requests (within a key's burst of 25), on a server in this process. */
+async function statementsPerRequest(url: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-store-count-'));
+  const env = { SPRACHROHR_DATA_DIR: dataDir, SPRACHROHR_DATABASE_URL: url, SPRACHROHR_KEY_SECRET: KEY_SECRET, SPRACHROHR_SIP: 'off', SPRACHROHR_PORT: '0' };
+  const config = loadConfig(env);
+  const { store, keys } = await openKeyStore(config);
+  // A key per kind of request: each sends 22, within the per-key burst of 25.
+  const newKey = async (environment: 'live' | 'sandbox') => (await keys.create(`count ${environment}`, environment)).key;
+  const [sandbox, live, reader, browser] = [await newKey('sandbox'), await newKey('live'), await newKey('live'), await newKey('sandbox')];
+  await store.close();
+  const server = await startServer(config, pino({ level: 'silent' }));
+  const count = async (request: () => Promise<Response>): Promise<number> => {
+    for (let i = 0; i < 2; i++) await (await request()).arrayBuffer();
+    const before = statements;
+    for (let i = 0; i < 20; i++) {
+      const response = await request();
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`status ${response.status}`);
+    }
+    return (statements - before) / 20;
+  };
+  const tts = (key: string) => () =>
+    fetch(`${server.address}/v1/tts`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'Grüezi, Sie sind verbunden.', language: 'de-CH', format: 'pcm16' }),
+    });
+  try {
+    return {
+      sandboxTts: await count(tts(sandbox)),
+      liveTts: await count(tts(live)),
+      usageReport: await count(() => fetch(`${server.address}/v1/usage`, { headers: { 'X-API-Key': reader } })),
+      voices: await count(() => fetch(`${server.address}/v1/tts/voices`, { headers: { 'X-API-Key': browser } })),
+    };
+  } finally {
+    await server.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 const postgres = await startPostgres({ durable: true });
 try {
   const sqliteFolder = `/tmp/sprachrohr-store-bench-${process.pid}`;
@@ -91,6 +148,7 @@ try {
   const pg = await PostgresStore.open(await postgres.createDatabase('costs'));
   const postgresCosts = await storeCosts(pg);
   await pg.close();
+  const perRequest = await statementsPerRequest(await postgres.createDatabase('count'));
   const embeddedHttp = await benchTtsHttp();
   const sharedHttp = await benchTtsHttp({ SPRACHROHR_DATABASE_URL: await postgres.createDatabase('http'), SPRACHROHR_KEY_SECRET: KEY_SECRET });
   console.log(
@@ -99,6 +157,7 @@ try {
         operations: OPERATIONS,
         sqlite: sqliteCosts,
         postgres: postgresCosts,
+        postgresStatementsPerRequest: perRequest,
         ttsHttp: {
           sqlite: { sequential: embeddedHttp.sequential, load: embeddedHttp.load },
           postgres: { sequential: sharedHttp.sequential, load: sharedHttp.load },
