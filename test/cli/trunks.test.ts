@@ -59,14 +59,20 @@ describe('sprachrohr trunks status', () => {
     const server = await startServe(env);
     try {
       const client = { SPRACHROHR_URL: server.baseUrl, SPRACHROHR_API_KEY: key };
-      await statusUntil(server.baseUrl, key, (body) => body.trunks[0].registration.state === 'registered', 8000);
+      // Registered, with its refresh scheduled (while a refresh is in flight no next attempt is set, so it is awaited here, not in the CLI's answer).
+      await statusUntil(
+        server.baseUrl,
+        key,
+        (body) => body.trunks[0].registration.state === 'registered' && typeof body.trunks[0].registration.next_attempt_at === 'string',
+        8000,
+      );
       const json = await runCli(['trunks', 'status', '--json'], client);
       expect(json.code, json.stderr).toBe(0);
       const registered = JSON.parse(json.stdout);
       expect(registered.sip).toBe('embedded');
       expect(registered.trunks[0]).toMatchObject({ name: 'carrier', registrar: registrar.address, proxy: registrar.address, transport: 'UDP', max_calls: 30 });
       // The 503 came first; the registration succeeded after it and clears the error.
-      expect(registered.trunks[0].registration).toMatchObject({ failures: 0, last_error: null, next_attempt_at: expect.any(String) });
+      expect(registered.trunks[0].registration).toMatchObject({ state: 'registered', failures: 0, last_error: null });
       expect(JSON.stringify(registered)).not.toContain('Sehr-geheim-2');
       const text = await runCli(['trunks', 'status'], client);
       expect(text.stdout).toMatch(new RegExp(`^carrier  ${registrar.address.replaceAll('.', '\\.')} \\(UDP\\)  registered  until \\d{4}-`));
