@@ -39,16 +39,21 @@ async function farEnd(): Promise<{ socket: dgram.Socket; port: number; received:
 }
 
 /** Runs `test` on a channel whose media goes to a fresh far end; closes both after. */
-async function onChannel(test: (channel: MediaChannel, far: Awaited<ReturnType<typeof farEnd>>) => Promise<void>): Promise<void> {
+async function onChannel<T>(test: (channel: MediaChannel, far: Awaited<ReturnType<typeof farEnd>>) => Promise<T>): Promise<T> {
   const far = await farEnd();
   const channel = await thread.open();
   try {
     channel.negotiated(mediaTo(far.port));
-    await test(channel, far);
+    return await test(channel, far);
   } finally {
     await channel.close();
     far.socket.close();
   }
+}
+
+/** Whether `frame` holds exactly `expected`'s samples. */
+function equalSamples(frame: Int16Array | undefined, expected: Int16Array): boolean {
+  return frame !== undefined && frame.length === expected.length && frame.every((sample, i) => sample === expected[i]);
 }
 
 const pcmu = { name: 'PCMU', payloadType: 0, clockRate: 8000, channels: 1 } as const;
@@ -116,35 +121,48 @@ describe('the media thread', () => {
   });
 
   it('gives the caller’s audio back decoded, 20 ms a frame, and its RFC 4733 keys', async () => {
-    await onChannel(async (channel, far) => {
-      const frames: Int16Array[] = [];
-      const keys: string[] = [];
-      channel.on('audio', (pcm) => frames.push(Int16Array.from(pcm)));
-      channel.on('dtmf', (key, via) => keys.push(`${key}/${via}`));
-      const audio = tone(0.4);
-      let sequence = 100;
-      let timestamp = 4000;
-      const send = (payloadType: number, payload: Uint8Array, marker: boolean, stepTimestamp = true): void => {
-        if (stepTimestamp) timestamp += 160;
-        far.socket.send(serializeRtp({ payloadType, sequenceNumber: sequence++, timestamp, ssrc: 99, marker, payload }), channel.port, '127.0.0.1');
-      };
-      for (let n = 0; n < 20; n++) {
-        send(0, encodeMulaw(audio.subarray(n * 160, (n + 1) * 160)), n === 0);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      for (const frame of dtmfEventFrames('7', { payloadType: 101, samplesPerFrame: 160 })) {
-        send(101, frame.payload, frame.marker ?? false, !frame.repeatsTimestamp);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(keys).toEqual(['7/rfc4733']);
-      expect(frames.length).toBeGreaterThanOrEqual(20);
-      expect(frames.every((frame) => frame.length === 160)).toBe(true);
-      // The tone comes back as sent (µ-law there and back), frame by frame in order.
-      const heard = frames.findIndex((frame) => frame.some((sample) => sample !== 0));
-      expect(heard).toBeGreaterThanOrEqual(0);
-      for (let n = 0; n < 20; n++) expect(frames[heard + n], `frame ${n}`).toEqual(decodeMulaw(encodeMulaw(audio.subarray(n * 160, (n + 1) * 160))));
-    });
+    // The test sends on its own timers: on a busy machine a packet can leave so late that the
+    // jitter buffer rightly plays a gap. A run like that is repeated; one of three must be whole.
+    let whole = false;
+    for (let run = 0; run < 3 && !whole; run++)
+      whole = await onChannel(async (channel, far) => {
+        const frames: Int16Array[] = [];
+        const keys: string[] = [];
+        channel.on('audio', (pcm) => frames.push(Int16Array.from(pcm)));
+        channel.on('dtmf', (key, via) => keys.push(`${key}/${via}`));
+        const audio = tone(0.4);
+        let sequence = 100;
+        let timestamp = 4000;
+        const send = (payloadType: number, payload: Uint8Array, marker: boolean, stepTimestamp = true): void => {
+          if (stepTimestamp) timestamp += 160;
+          far.socket.send(serializeRtp({ payloadType, sequenceNumber: sequence++, timestamp, ssrc: 99, marker, payload }), channel.port, '127.0.0.1');
+        };
+        // Sends more than 20 ms late against the first one's clock, which a busy machine makes.
+        let lateSends = 0;
+        const firstSendAt = performance.now();
+        for (let n = 0; n < 20; n++) {
+          if (performance.now() - firstSendAt > n * 20 + 20) lateSends++;
+          send(0, encodeMulaw(audio.subarray(n * 160, (n + 1) * 160)), n === 0);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        for (const frame of dtmfEventFrames('7', { payloadType: 101, samplesPerFrame: 160 })) {
+          send(101, frame.payload, frame.marker ?? false, !frame.repeatsTimestamp);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect(keys).toEqual(['7/rfc4733']);
+        expect(frames.length).toBeGreaterThanOrEqual(20);
+        expect(frames.every((frame) => frame.length === 160)).toBe(true);
+        // The tone comes back as sent (µ-law there and back), frame by frame in order.
+        const heard = frames.findIndex((frame) => frame.some((sample) => sample !== 0));
+        expect(heard).toBeGreaterThanOrEqual(0);
+        const expected = (n: number): Int16Array => decodeMulaw(encodeMulaw(audio.subarray(n * 160, (n + 1) * 160)));
+        const inOrder = Array.from({ length: 20 }, (_, n) => n).every((n) => equalSamples(frames[heard + n], expected(n)));
+        if (!inOrder && lateSends > 0) return false;
+        for (let n = 0; n < 20; n++) expect(frames[heard + n], `frame ${n}`).toEqual(expected(n));
+        return true;
+      });
+    expect(whole).toBe(true);
   });
 
   it('hears speech start as the packets arrive, before the jitter buffer has played them out, and stops a barge-in prompt', async () => {
