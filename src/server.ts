@@ -115,7 +115,7 @@ export function createServices(
     meter,
     callbacks,
     onState: (state) => metrics.jobState(state),
-    folder: path.join(config.dataDir, JOBS_FOLDER),
+    blobs: store.blobs('jobs', path.join(config.dataDir, JOBS_FOLDER)),
     logger: logger.child({ part: 'jobs' }),
   });
   return {
@@ -135,7 +135,7 @@ export function createServices(
     readiness: new Readiness(drain, () => store.keys.findById('key_readiness_probe'), logger.child({ part: 'readiness' })),
     metrics,
     recordings: new RecordingService({
-      folder: path.join(config.dataDir, RECORDINGS_FOLDER),
+      audio: store.blobs('recordings', path.join(config.dataDir, RECORDINGS_FOLDER)),
       repository: store.recordings,
       recognisers: engines.live.stt,
       config: config.recordings,

@@ -9,8 +9,6 @@
  * finished, then removed.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../../engine/registry.js';
 import type { TtsEngine } from '../../engine/types.js';
@@ -23,6 +21,7 @@ import type { UsageMeter } from '../metering/usage-meter.js';
 import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { synthesizeInBackground } from '../speech/background-synthesis.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
+import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobRepository, JobTranscript } from '../store/store.js';
 import { recognizeLive } from '../speech/live-recognition.js';
 import { parseLanguageCandidates, parseVocabulary } from '../speech/recognition-request.js';
@@ -62,6 +61,16 @@ function piecesOf(request: SynthesisRequestBody, whole: SynthesisPlan): Synthesi
   }
 }
 
+/** The name of a job's result among the jobs' bytes. */
+export function resultName(id: string): string {
+  return `${id}.audio`;
+}
+
+/** The name of a recognition job's recording among the jobs' bytes, until the job ran. */
+export function uploadName(id: string): string {
+  return `${id}.upload`;
+}
+
 /** A new job id: `job_` and 18 random bytes. */
 export function newJobId(): string {
   return `job_${randomBytes(18).toString('base64url')}`;
@@ -72,8 +81,8 @@ export interface JobRunnerOptions {
   readonly jobs: JobRepository;
   readonly engines: EngineRegistry;
   readonly meter: UsageMeter;
-  /** Where the results are kept. */
-  readonly folder: string;
+  /** Where the results and the recognition jobs' recordings are kept (a folder, or the shared database). */
+  readonly blobs: BlobStore;
   readonly logger: Logger;
   /** Delivers the callbacks of finished jobs. */
   readonly callbacks?: CallbackSender;
@@ -99,19 +108,13 @@ export class JobRunner {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** File of a job's result. */
-  audioFile(id: string): string {
-    return path.join(this.options.folder, `${id}.audio`);
-  }
-
-  /** File of a recognition job's recording, until the job ran. */
-  uploadFile(id: string): string {
-    return path.join(this.options.folder, `${id}.upload`);
+  /** Where the results and uploads are kept. */
+  get blobs(): BlobStore {
+    return this.options.blobs;
   }
 
   /** Puts jobs that were running when the process died back in the queue, then starts taking jobs. */
   async start(): Promise<void> {
-    await fs.mkdir(this.options.folder, { recursive: true, mode: 0o700 });
     const requeued = await this.options.jobs.requeueRunning();
     if (requeued > 0) this.options.logger.warn({ requeued }, 'jobs that were running when the process stopped are queued again');
     this.stopped = false;
@@ -189,7 +192,7 @@ export class JobRunner {
     const logger = this.options.logger.child({ job: job.id });
     const principal: Principal = { keyId: job.keyId, accountId: job.accountId, environment: job.environment, keyStatus: null };
     if (job.kind === 'stt') return this.recognise(job, principal, logger);
-    const file = this.audioFile(job.id);
+    const result = resultName(job.id);
     try {
       const request = JSON.parse(job.request) as SynthesisRequestBody;
       const plan = planSynthesis(request, false);
@@ -211,12 +214,12 @@ export class JobRunner {
           performance.now() + BACKGROUND_MS,
           () => this.quiet(engine),
         );
-        await fs.writeFile(file, outcome.audio, { mode: 0o600 });
+        await this.options.blobs.put(result, [outcome.audio]);
       } catch (error) {
         budget.release();
         throw error;
       }
-      // The result is on disk before the job is billed and marked done: a crash in between runs it again, billed once.
+      // The result is kept before the job is billed and marked done: a crash in between runs it again, billed once.
       await budget.commit({ mode: 'batch' }, outcome.durationSeconds);
       await this.finish(job, 'succeeded', {
         encoding: plan.format.id,
@@ -227,7 +230,7 @@ export class JobRunner {
       });
       logger.info({ seconds: outcome.durationSeconds }, 'job succeeded');
     } catch (error) {
-      await fs.rm(file, { force: true });
+      await this.options.blobs.remove(result).catch(() => undefined);
       // Stopped mid-job: it stays running in the store and is queued again at the next start.
       if (this.abort.signal.aborted) return;
       const failure = error instanceof ApiError ? error : new ApiError('tts.internal_error', null);
@@ -238,7 +241,7 @@ export class JobRunner {
 
   /** Runs a recognition job: the recording as `POST /v1/stt` hears it, metered as batch recognition. */
   private async recognise(job: JobRecord, principal: Principal, logger: Logger): Promise<void> {
-    const upload = this.uploadFile(job.id);
+    const upload = uploadName(job.id);
     try {
       const request = JSON.parse(job.request) as { lang?: string; vocabulary?: string };
       const plan = { candidates: parseLanguageCandidates(request.lang), vocabulary: parseVocabulary(request.vocabulary) };
@@ -246,7 +249,9 @@ export class JobRunner {
       const budget = await this.options.meter.lease(principal, 'stt', 'stt', job.id);
       let result;
       try {
-        const decoded = await decodeRecording(await fs.readFile(upload));
+        const recording = await this.options.blobs.get(upload);
+        if (!recording) throw new ApiError('stt.internal_error', "the job's recording is gone");
+        const decoded = await decodeRecording(recording);
         budget.assertRoom(decoded.durationSeconds);
         result =
           job.environment === 'sandbox'
@@ -259,7 +264,7 @@ export class JobRunner {
       await budget.commit({ mode: 'batch' }, result.durationSeconds);
       const transcript = { text: result.text, lang: result.lang, words: result.words, duration_s: result.durationSeconds };
       await this.finish(job, 'succeeded', null, null, transcript);
-      await fs.rm(upload, { force: true });
+      await this.options.blobs.remove(upload);
       logger.info({ seconds: result.durationSeconds }, 'recognition job succeeded');
     } catch (error) {
       // Stopped mid-job: the recording stays for the run after the next start.
@@ -267,7 +272,7 @@ export class JobRunner {
       const failure = error instanceof ApiError ? error : new ApiError('stt.internal_error', null);
       if (!(error instanceof ApiError)) logger.error({ err: error }, 'recognition job failed');
       await this.finish(job, 'failed', null, { code: failure.code, message: failure.detail ?? failure.message });
-      await fs.rm(upload, { force: true });
+      await this.options.blobs.remove(upload);
     }
   }
 
@@ -305,7 +310,7 @@ export class JobRunner {
     const now = this.now().toISOString();
     let removed = 0;
     for (const id of await this.options.jobs.expired(now, 1000)) {
-      await fs.rm(this.audioFile(id), { force: true });
+      await this.options.blobs.remove(resultName(id));
       await this.options.jobs.markPurged(id, now);
       removed++;
     }

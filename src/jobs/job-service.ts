@@ -4,7 +4,6 @@
  * a key's jobs wait in the queue. Jobs are the account's: every key of the account sees them,
  * sandbox keys the sandbox jobs and live keys the live ones.
  */
-import fs from 'node:fs/promises';
 import { ApiError } from '../api/errors.js';
 import type { SynthesisRequestBody } from '../api/schemas.js';
 import type { Principal } from '../auth/authenticate.js';
@@ -15,7 +14,7 @@ import { decodeRecording } from '../speech/recognition-service.js';
 import { planSynthesis } from '../speech/synthesis-request.js';
 import type { JobRecord, JobRepository } from '../store/store.js';
 import { CallbackTargetError, checkCallbackTarget, type CallbackAllowList, type Resolver } from './callback-target.js';
-import { newJobId, type JobRunner } from './job-runner.js';
+import { newJobId, resultName, uploadName, type JobRunner } from './job-runner.js';
 
 /** Jobs of one key that may wait in the queue (spec 8). */
 export const MAX_QUEUED_JOBS_PER_KEY = 200;
@@ -68,7 +67,7 @@ export class JobService {
       ...(fields['vocabulary'] !== undefined ? { vocabulary: fields['vocabulary'] } : {}),
     };
     const job = this.newJob(principal, 'stt', JSON.stringify(request), fields['callback_url']);
-    await fs.writeFile(this.runner.uploadFile(job.id), audio, { mode: 0o600 });
+    await this.runner.blobs.put(uploadName(job.id), [audio]);
     return this.queue(job);
   }
 
@@ -154,12 +153,9 @@ export class JobService {
     if (job.purgedAt !== null || (job.resultExpiresAt !== null && job.resultExpiresAt <= this.now().toISOString())) {
       throw new ApiError('tts.invalid_request', `the result of job ${job.id} expired at ${job.resultExpiresAt} (results are kept 48 hours)`);
     }
-    try {
-      return { job, bytes: await fs.readFile(this.runner.audioFile(job.id)) };
-    } catch (error) {
-      // Removed by the purge between the look above and the read.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw new ApiError('tts.invalid_request', `the result of job ${job.id} expired (results are kept 48 hours)`);
-    }
+    const bytes = await this.runner.blobs.get(resultName(job.id));
+    // Removed by the purge between the look above and the read.
+    if (!bytes) throw new ApiError('tts.invalid_request', `the result of job ${job.id} expired (results are kept 48 hours)`);
+    return { job, bytes };
   }
 }

@@ -1,17 +1,18 @@
 /**
  * Voicemail recordings: a call hands a caller's message to {@link RecordingService.save}; the
- * service keeps it as a WAV file with an index entry, transcribes it in the background,
+ * service keeps it as a WAV (a file, or a row of the shared database) with an index entry, transcribes it in the background,
  * announces it to the webhook once the transcript is settled, serves it to the API and
  * deletes it when its retention is over.
  */
 import type { Logger } from 'pino';
 import type { LiveRecognisers } from '../../engine/registry.js';
+import { wavHeader } from '../audio/wav.js';
+import type { BlobStore, OpenedBlob } from '../store/blob-store.js';
 import type { RecordingRecord, RecordingRepository, RecordingTranscript } from '../store/store.js';
 import type { NewRecording, Recording } from './recording.js';
 import { decodeCursor, encodeCursor } from './recording-cursor.js';
-import { RecordingFiles, type OpenedAudio } from './recording-files.js';
 import { isRecordingId, newRecordingId } from './recording-id.js';
-import { canTranscribe, transcribeFile } from './recording-transcriber.js';
+import { canTranscribe, transcribeWav } from './recording-transcriber.js';
 import { recordingView } from './recording-view.js';
 import type { RecordingsConfig } from './recordings-config.js';
 import { WebhookSender, type SenderTiming } from './webhook-sender.js';
@@ -31,10 +32,15 @@ const SWEEP_BATCH = 100;
 const LOWEST_RATE_HZ = 8000;
 const HIGHEST_RATE_HZ = 48000;
 
+/** The name of a recording's WAV among the recordings' bytes. */
+function wavName(id: string): string {
+  return `${id}.wav`;
+}
+
 /** What a {@link RecordingService} works with. */
 export interface RecordingServiceOptions {
-  /** Folder of the WAV files, normally `<data folder>/recordings`; created on the first save. */
-  readonly folder: string;
+  /** Where the WAV files are kept: `<data folder>/recordings`, or the shared database (`Store.blobs`). */
+  readonly audio: BlobStore;
   readonly repository: RecordingRepository;
   /** The live recognisers; a language none of them serves is transcribed as `unavailable`. */
   readonly recognisers: LiveRecognisers;
@@ -53,14 +59,14 @@ export interface RecordingPage {
   readonly next: string | null;
 }
 
-/** A recording with its opened audio file. */
-export interface RecordingAudio extends OpenedAudio {
+/** A recording with its opened audio. */
+export interface RecordingAudio extends OpenedBlob {
   readonly recording: Recording;
 }
 
 /** Keeps, transcribes, announces, serves and expires voicemail recordings. */
 export class RecordingService {
-  private readonly files: RecordingFiles;
+  private readonly audio: BlobStore;
   private readonly repository: RecordingRepository;
   private readonly recognisers: LiveRecognisers;
   private readonly retentionDays: number;
@@ -80,7 +86,7 @@ export class RecordingService {
   private closed = false;
 
   constructor(options: RecordingServiceOptions) {
-    this.files = new RecordingFiles(options.folder);
+    this.audio = options.audio;
     this.repository = options.repository;
     this.recognisers = options.recognisers;
     this.retentionDays = options.config.retentionDays;
@@ -101,7 +107,9 @@ export class RecordingService {
       throw new RangeError(`a recording's sample rate must be a whole number of Hz from ${LOWEST_RATE_HZ} to ${HIGHEST_RATE_HZ}, got ${rate}`);
     }
     const id = newRecordingId();
-    const sizeBytes = await this.files.write(id, recording.pcm, rate);
+    // Samples are little-endian in memory on every platform Node runs this service on.
+    const samples = Buffer.from(recording.pcm.buffer, recording.pcm.byteOffset, recording.pcm.byteLength);
+    const sizeBytes = await this.audio.put(wavName(id), [wavHeader(rate, samples.length), samples]);
     const record: RecordingRecord = {
       id,
       callId: recording.callId,
@@ -121,7 +129,7 @@ export class RecordingService {
     try {
       await this.repository.insert(record);
     } catch (error) {
-      await this.files.remove(id);
+      await this.audio.remove(wavName(id));
       throw error;
     }
     this.logger.info({ recording: id, call: record.callId, seconds: record.durationSeconds, transcript: record.transcript.status }, 'recording saved');
@@ -155,7 +163,7 @@ export class RecordingService {
   /** The recording `id` with its WAV file opened for streaming, or `null` when either is missing. */
   async openAudio(id: string): Promise<RecordingAudio | null> {
     const recording = await this.get(id);
-    const audio = recording && (await this.files.open(recording.id));
+    const audio = recording && (await this.audio.open(wavName(recording.id)));
     return recording && audio ? { recording, ...audio } : null;
   }
 
@@ -220,7 +228,7 @@ export class RecordingService {
 
   /** File first: an entry without a file is answered as missing, a file without an entry would never be found again. */
   private async remove(id: string): Promise<void> {
-    await this.files.remove(id);
+    await this.audio.remove(wavName(id));
     await this.repository.delete(id);
   }
 
@@ -245,7 +253,9 @@ export class RecordingService {
     const turn = this.queue.then(async (): Promise<RecordingTranscript | null> => {
       if (this.stopping.signal.aborted) return null;
       try {
-        return await transcribeFile(this.recognisers, this.files.pathOf(record.id), record.language, this.stopping.signal);
+        const bytes = await this.audio.get(wavName(record.id), this.stopping.signal);
+        if (!bytes) throw new Error('the recording has no audio');
+        return await transcribeWav(this.recognisers, bytes, record.language, this.stopping.signal);
       } catch (error) {
         if (this.stopping.signal.aborted) return null;
         this.logger.warn({ recording: record.id, err: error }, 'recording not transcribed');
@@ -266,7 +276,7 @@ export class RecordingService {
   }
 
   private async resume(): Promise<void> {
-    const abandoned = await this.files.removeAbandoned(this.now());
+    const abandoned = await this.audio.removeAbandoned(this.now());
     if (abandoned > 0) this.logger.warn({ files: abandoned }, 'removed recording files a stopped process left half-written');
     for (const record of await this.repository.withTranscriptStatus('pending')) this.track(this.settle(record));
     await this.sweep();

@@ -1,9 +1,8 @@
 /**
  * The transcript of a stored recording, made with the live recognisers the way `POST /v1/stt`
- * makes one: the file is decoded, resampled to the recogniser's rate and streamed through it
+ * makes one: the WAV is decoded, resampled to the recogniser's rate and streamed through it
  * (the recognisers run in their worker threads; the event loop breathes between pieces).
  */
-import fs from 'node:fs/promises';
 import type { LiveRecognisers } from '../../engine/registry.js';
 import { decodeAudio } from '../audio/decode.js';
 import { WAV_HEADER_BYTES } from '../audio/wav.js';
@@ -17,13 +16,13 @@ export function canTranscribe(recognisers: LiveRecognisers, language: string): b
 }
 
 /**
- * Transcribes the WAV file `file` in `language`: `done` with the text and the duration-weighted
- * word confidence (null when no word was heard), `unavailable` when no recogniser for the
- * language is installed. Failures throw; the caller records them as `failed`.
+ * Transcribes a recording's WAV `bytes` in `language`: `done` with the text and the
+ * duration-weighted word confidence (null when no word was heard), `unavailable` when no
+ * recogniser for the language is installed. Failures throw; the caller records them as `failed`.
  */
-export async function transcribeFile(recognisers: LiveRecognisers, file: string, language: string, signal: AbortSignal): Promise<RecordingTranscript> {
+export async function transcribeWav(recognisers: LiveRecognisers, bytes: Buffer, language: string, signal: AbortSignal): Promise<RecordingTranscript> {
   if (!canTranscribe(recognisers, language)) return { status: 'unavailable', text: null, confidence: null };
-  const bytes = await fs.readFile(file, { signal });
+  signal.throwIfAborted();
   // A message without a single sample has nothing to hear (and the decoder refuses an empty file).
   if (bytes.length <= WAV_HEADER_BYTES) return { status: 'done', text: '', confidence: null };
   const audio = await decodeAudio(bytes);

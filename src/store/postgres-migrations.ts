@@ -161,6 +161,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         CREATE INDEX jobs_expiring ON jobs (result_expires_at) WHERE purged_at IS NULL;`);
     },
   },
+  {
+    name: 'blobs',
+    up: async (client) => {
+      // The bytes the embedded store keeps as files: recordings' WAVs, jobs' results and uploads.
+      await client.query(`
+        CREATE TABLE blobs (
+          area text COLLATE "C" NOT NULL,
+          name text COLLATE "C" NOT NULL,
+          bytes bytea NOT NULL,
+          created_at timestamptz NOT NULL,
+          PRIMARY KEY (area, name)
+        );`);
+    },
+  },
 ];
 
 /** What a migration run did. */

@@ -4,6 +4,8 @@
  * is the driver's (`pg`), sized by the URL's `max` parameter or {@link DEFAULT_POOL_SIZE}.
  */
 import pg from 'pg';
+import type { BlobArea, BlobStore } from './blob-store.js';
+import { PostgresBlobStore } from './postgres-blob-store.js';
 import { PostgresAccountRepository } from './postgres-account-repository.js';
 import { PostgresEntitlementRepository } from './postgres-entitlement-repository.js';
 import { InstanceLock } from './postgres-instance-lock.js';
@@ -79,6 +81,11 @@ export class PostgresStore implements Store {
   /** Answers whether the database answers a trivial query (readiness). */
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  /** {@inheritDoc Store.blobs} The shared store keeps bytes in the database, whatever `folder` says. */
+  blobs(area: BlobArea): BlobStore {
+    return new PostgresBlobStore(this.pool, area);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { BlobArea, BlobStore } from './blob-store.js';
+import { FileBlobStore } from './file-blob-store.js';
 import { SqliteAccountRepository } from './sqlite-account-repository.js';
 import { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
 import { SqliteJobRepository } from './sqlite-job-repository.js';
@@ -111,6 +113,11 @@ export class SqliteStore implements Store {
       this.db.pragma('busy_timeout = 5000');
     }
     return walSize(this.file);
+  }
+
+  /** {@inheritDoc Store.blobs} The embedded store keeps bytes as files in `folder`. */
+  blobs(_area: BlobArea, folder: string): BlobStore {
+    return new FileBlobStore(folder);
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@
  * Persistence behind one interface, so that the embedded SQLite store and a PostgreSQL store
  * are interchangeable. Methods are asynchronous for the sake of network-backed stores.
  */
+import type { BlobArea, BlobStore } from './blob-store.js';
 
 /** Where a key acts: billed production traffic or the synthetic sandbox. */
 export type Environment = 'live' | 'sandbox';
@@ -341,5 +342,10 @@ export interface Store {
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   readonly jobs: JobRepository;
+  /**
+   * The bytes of one area: files in `folder` with the embedded store, rows of the shared
+   * database with PostgreSQL (which ignores `folder`).
+   */
+  blobs(area: BlobArea, folder: string): BlobStore;
   close(): Promise<void>;
 }

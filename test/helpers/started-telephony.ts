@@ -18,6 +18,7 @@ import { RecordingService } from '../../src/recordings/recording-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { TelephonyService, type CallObserver, type OutboundParts } from '../../src/telephony/telephony-service.js';
 import type { RegistrationTiming } from '../../src/telephony/trunks/trunk-registration.js';
+import { FileBlobStore } from '../../src/store/file-blob-store.js';
 
 /**
  * A dialplan whose one route takes every number with the synthetic engines; `steps` is its
@@ -69,7 +70,7 @@ export async function startTelephony(
   const logger = options.logger ?? pino({ level: 'silent' });
   const store = SqliteStore.open(path.join(dir, 'store.sqlite'));
   const recordings = new RecordingService({
-    folder: path.join(dir, 'recordings'),
+    audio: new FileBlobStore(path.join(dir, 'recordings')),
     repository: store.recordings,
     recognisers: engines.live.stt,
     config: config.recordings,

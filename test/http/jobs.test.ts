@@ -18,6 +18,7 @@ import { expectError } from '../helpers/error-envelope.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { expectSchema } from '../helpers/schema-check.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { uploadName } from '../../src/jobs/job-runner.js';
 
 let t: TestApp;
 let dataDir: string;
@@ -159,7 +160,7 @@ describe('synthesis jobs', () => {
     expect(await t.store.usage.findByRequestId(done.id)).toMatchObject({ direction: 'stt', mode: 'batch', audioSeconds: 3 });
     expect(expectError(await get(`/v1/jobs/${done.id}/audio`), 400, 'tts.invalid_request').detail).toMatch(/recognition/);
     // The recording is gone once the job ran.
-    await expect(fs.access(t.services.jobs.runner.uploadFile(done.id))).rejects.toThrow();
+    expect(await t.services.jobs.runner.blobs.get(uploadName(done.id))).toBeNull();
   });
 
   it('checks a recognition job like POST /v1/stt when it is submitted', async () => {

@@ -28,6 +28,7 @@ import { startEngines } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { DEFAULT_ACCOUNT_ID } from '../../src/store/store.js';
 import { expectSchema } from '../helpers/schema-check.js';
+import { FileBlobStore } from '../../src/store/file-blob-store.js';
 
 const PUBLIC = '93.184.216.34';
 /** A resolver that answers from a table, one answer per call in turn (the last one repeats). */
@@ -137,7 +138,14 @@ describe('callback delivery', () => {
       resolver: names,
       backoffMs: [50],
     });
-    const runner = new JobRunner({ jobs: store.jobs, engines, meter, callbacks, folder: path.join(dir, 'jobs'), logger: pino({ level: 'silent' }) });
+    const runner = new JobRunner({
+      jobs: store.jobs,
+      engines,
+      meter,
+      callbacks,
+      blobs: new FileBlobStore(path.join(dir, 'jobs')),
+      logger: pino({ level: 'silent' }),
+    });
     return { store, runner, callbacks, service: new JobService(store.jobs, engines, runner, { allow, resolver: names }) };
   }
 

@@ -15,7 +15,7 @@ import { loadResampler } from '../../src/audio/resampler.js';
 import type { Principal } from '../../src/auth/authenticate.js';
 import { loadConfig } from '../../src/config.js';
 import { CallbackAllowList } from '../../src/jobs/callback-target.js';
-import { JobRunner } from '../../src/jobs/job-runner.js';
+import { JobRunner, resultName } from '../../src/jobs/job-runner.js';
 import { JobService } from '../../src/jobs/job-service.js';
 import { UsageMeter } from '../../src/metering/usage-meter.js';
 import { startEngines } from '../../src/server.js';
@@ -23,6 +23,7 @@ import { planSynthesis } from '../../src/speech/synthesis-request.js';
 import { synthesizeBatch } from '../../src/speech/synthesis-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { DEFAULT_ACCOUNT_ID } from '../../src/store/store.js';
+import { FileBlobStore } from '../../src/store/file-blob-store.js';
 
 let dir: string;
 let engines: EngineRegistry;
@@ -48,7 +49,7 @@ function open(now: () => Date = () => new Date()) {
     rates: { tts: 1, stt: 1 },
     now,
   });
-  const runner = new JobRunner({ jobs: store.jobs, engines, meter, folder: path.join(dir, 'jobs'), logger: pino({ level: 'silent' }), now });
+  const runner = new JobRunner({ jobs: store.jobs, engines, meter, blobs: new FileBlobStore(path.join(dir, 'jobs')), logger: pino({ level: 'silent' }), now });
   return { store, runner, service: new JobService(store.jobs, engines, runner, { allow: new CallbackAllowList([]) }, now) };
 }
 
@@ -134,7 +135,7 @@ describe('the job queue', () => {
     await today.runner.start();
     const job = await today.service.submit(sandbox, { kind: 'tts', text: 'Bald weg.' });
     await today.runner.idle();
-    const file = today.runner.audioFile(job.id);
+    const file = path.join(dir, 'jobs', resultName(job.id));
     await fs.access(file);
     await today.runner.stop();
     await today.store.close();
@@ -159,7 +160,13 @@ describe('the job queue', () => {
         budgets: { live: 36_000, sandbox: 7_200 },
         rates: { tts: 1, stt: 1 },
       });
-      const runner = new JobRunner({ jobs: store.jobs, engines: live, meter, folder: path.join(dir, 'live-jobs'), logger: pino({ level: 'silent' }) });
+      const runner = new JobRunner({
+        jobs: store.jobs,
+        engines: live,
+        meter,
+        blobs: new FileBlobStore(path.join(dir, 'live-jobs')),
+        logger: pino({ level: 'silent' }),
+      });
       const service = new JobService(store.jobs, live, runner, { allow: new CallbackAllowList([]) });
       await runner.start();
       const text = 'Guten Tag. Ihre Bestellung ist eingetroffen. Sie können sie ab Montag abholen. Vielen Dank und auf Wiederhören.';

@@ -11,6 +11,7 @@ import type { RecordingsConfig } from '../../src/recordings/recordings-config.js
 import type { SenderTiming } from '../../src/recordings/webhook-sender.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
+import { FileBlobStore } from '../../src/store/file-blob-store.js';
 
 /** Recognisers of a deployment that has none installed. */
 export const NO_RECOGNISERS: LiveRecognisers = {
@@ -43,7 +44,7 @@ export async function recordingFixture(
   const { logger, logs } = capturedLogger();
   let now = new Date('2026-03-01T08:00:00.000Z');
   const service = new RecordingService({
-    folder,
+    audio: new FileBlobStore(folder),
     repository: store.recordings,
     recognisers: options.recognisers ?? NO_RECOGNISERS,
     config: { retentionDays: 30, webhook: null, secret: null, ...options.config },

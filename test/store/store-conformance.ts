@@ -3,6 +3,9 @@
  * embedded SQLite store and the PostgreSQL store, so that a deployment can move from one to
  * the other and see no difference in behaviour.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyRecord, JobRecord, LedgerEntry, RecordingRecord, Store } from '../../src/store/store.js';
 import { DEFAULT_ACCOUNT_ID } from '../../src/store/store.js';
@@ -304,6 +307,41 @@ export function describeStoreConformance(kind: string, open: OpenStore): void {
         expect(await store.recordings.delete('rec_a')).toBe(true);
         expect(await store.recordings.delete('rec_a')).toBe(false);
         expect(await store.recordings.findById('rec_a')).toBeUndefined();
+      }));
+  });
+
+  describe(`${kind} store: bytes of the recordings and jobs`, () => {
+    it('keeps, replaces, streams and removes bytes by area and name', () =>
+      withStore(async (store) => {
+        const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'sprachrohr-blobs-'));
+        try {
+          const jobs = store.blobs('jobs', path.join(folder, 'jobs'));
+          const recordings = store.blobs('recordings', path.join(folder, 'recordings'));
+          expect(await jobs.get('job_a.audio')).toBeNull();
+          expect(await jobs.open('job_a.audio')).toBeNull();
+          await jobs.remove('job_a.audio');
+          const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
+          expect(await jobs.put('job_a.audio', [bytes.subarray(0, 44), bytes.subarray(44)])).toBe(bytes.length);
+          expect(await jobs.get('job_a.audio')).toEqual(bytes);
+          // The areas do not see each other's names.
+          expect(await recordings.get('job_a.audio')).toBeNull();
+          const opened = (await jobs.open('job_a.audio'))!;
+          expect(opened.sizeBytes).toBe(bytes.length);
+          // Removed while it streams: what was opened is still read whole.
+          await jobs.remove('job_a.audio');
+          expect(Buffer.concat(await opened.stream.toArray())).toEqual(bytes);
+          expect(await jobs.get('job_a.audio')).toBeNull();
+          await recordings.put('rec_a.wav', [Buffer.from('first')]);
+          await recordings.put('rec_a.wav', [Buffer.from('second')]);
+          expect((await recordings.get('rec_a.wav'))!.toString()).toBe('second');
+          expect(await recordings.put('rec_empty.wav', [])).toBe(0);
+          expect(await recordings.get('rec_empty.wav')).toEqual(Buffer.alloc(0));
+          expect(await recordings.removeAbandoned(new Date())).toBe(0);
+          const aborted = AbortSignal.abort();
+          await expect(recordings.get('rec_a.wav', aborted)).rejects.toThrow();
+        } finally {
+          await fs.rm(folder, { recursive: true, force: true });
+        }
       }));
   });
 

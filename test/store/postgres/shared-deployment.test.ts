@@ -2,7 +2,7 @@
  * Two `sprachrohr serve` processes on one PostgreSQL database, as a deployment of identical
  * instances runs: keys made with the CLI against the database work on both instances (each
  * with a fresh, empty data folder), what both metered is in one ledger, a key revoked once is
- * refused by both, and `sprachrohr db` migrates and reports the schema. Also what a bad or
+ * refused by both, a job's result is served by either, and `sprachrohr db` migrates and reports the schema. Also what a bad or
  * unreachable database URL gives: the configuration error or the store's, never a stack.
  */
 import fs from 'node:fs/promises';
@@ -86,6 +86,39 @@ describe.skipIf(missing)('instances sharing one PostgreSQL database', () => {
     // A revoked key is known but refused: 403 on both (no instance kept it in a cache).
     for (const instance of instances) expect((await synthesise(instance)).status).toBe(403);
   }, 90_000);
+
+  it("serves a job's result from either instance: the bytes are in the database, not a data folder", async () => {
+    expect(instances).toHaveLength(2);
+    const created = await runCliInProcess(['keys', 'create', '--name', 'jobs', '--env', 'sandbox', '--json'], env);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const [a, b] = instances as [ServeProcess, ServeProcess];
+    const submitted = await fetch(`${a.baseUrl}/jobs`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ kind: 'tts', text: 'Grüezi mitenand', language: 'de-CH', format: 'wav' }),
+    });
+    expect(submitted.status, await submitted.clone().text()).toBe(202);
+    const { id } = (await submitted.json()) as { id: string };
+    let status = '';
+    for (let attempt = 0; attempt < 100 && status !== 'succeeded'; attempt++) {
+      const job = (await (await fetch(`${b.baseUrl}/jobs/${id}`, { headers: { 'X-API-Key': key } })).json()) as { status: string };
+      status = job.status;
+      if (status === 'failed') throw new Error(`the job failed: ${JSON.stringify(job)}`);
+      if (status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe('succeeded');
+    const audio = await Promise.all(
+      instances.map(async (instance) => {
+        const response = await fetch(`${instance.baseUrl}/jobs/${id}/audio`, { headers: { 'X-API-Key': key } });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toMatch(/^audio\/wav/);
+        return Buffer.from(await response.arrayBuffer());
+      }),
+    );
+    expect(audio[0]!.length).toBeGreaterThan(1000);
+    expect(audio[1]).toEqual(audio[0]);
+    for (const name of ['a', 'b']) expect(await fs.readdir(path.join(dir, `instance-${name}`, 'jobs')).catch(() => [])).toEqual([]);
+  }, 60_000);
 
   it('says what is wrong with a bad database URL, or an unreachable database, without a stack', async () => {
     const bad = await runCliInProcess(['keys', 'list'], { ...env, SPRACHROHR_DATABASE_URL: 'mysql://u:p@h/d' });
