@@ -127,8 +127,8 @@ export function createServices(
     meter,
     jobs: new JobService(store.jobs, engines, runner, { allow }),
     telephony: new TelephonyLink(),
-    admission: new Admission(httpLimits(config)),
-    realtimeAdmission: new Admission(realtimeLimits(config)),
+    admission: new Admission(httpLimits(config), store.limits, 'http'),
+    realtimeAdmission: new Admission(realtimeLimits(config), store.limits, 'realtime'),
     stats: { syntheses: 0 },
     drain,
     // A read by a key id no key has: one indexed lookup, whatever the store.
@@ -203,7 +203,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             rates: config.creditRates,
             onNotices: (due) => services.notices.notify(due),
           }),
-          outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow), accountSecret },
+          outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow), accountSecret, counters: store.limits },
           observer: services.metrics,
         })
       : null;

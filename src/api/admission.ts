@@ -2,6 +2,7 @@ import { LIMITS } from '../catalog/limits.js';
 import { ApiError, type ErrorFamily } from './errors.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config.js';
+import type { BucketShape, LimitCounters } from '../store/limit-counters.js';
 
 /** Ceilings on simultaneous requests (spec 8: over them gives 429, never a queue). */
 export interface AdmissionLimits {
@@ -53,27 +54,23 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
-interface Bucket {
-  tokens: number;
-  updatedMs: number;
-}
-
-/** Tokens refilled per millisecond: 600 per minute. */
-const REFILL_PER_MS = LIMITS.requestsPerMinute / 60_000;
+/** A key's request bucket: a burst of 25, refilled at 600 per minute. */
+const REQUEST_BUCKET: BucketShape = { capacity: LIMITS.burstPerSecond, refillPerSecond: LIMITS.requestsPerMinute / 60 };
 
 /** The headers' view of a bucket holding `tokens`. */
 function stateOf(tokens: number): RateLimitState {
-  return { remaining: Math.floor(tokens), resetSeconds: Math.ceil((LIMITS.burstPerSecond - tokens) / REFILL_PER_MS / 1000) };
+  return { remaining: Math.floor(tokens), resetSeconds: Math.ceil((REQUEST_BUCKET.capacity - tokens) / REQUEST_BUCKET.refillPerSecond) };
 }
 
 /**
- * Admits or refuses ordinary requests per key: a token bucket (burst of 25, refilled at 600 per
- * minute) for the request rate, and in-flight ceilings per key and per process.
+ * Admits or refuses ordinary requests (or realtime sessions) per key: a token bucket (burst of
+ * 25, refilled at 600 per minute) for the request rate, and in-flight ceilings per key and per
+ * process. The key's bucket and ceiling are counted by the store's {@link LimitCounters}: in
+ * this process with the embedded store, for every instance together with PostgreSQL. The
+ * process's ceiling protects this machine and stays its own.
  */
 export class Admission {
   private readonly limits: AdmissionLimits;
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly inFlightByKey = new Map<string, number>();
   private inFlight = 0;
   private peakInFlight = 0;
   private readonly rejected = { rate_limited: 0, key_capacity: 0, service_capacity: 0 };
@@ -82,10 +79,14 @@ export class Admission {
    * @param limits the three ceilings; only these fields are kept (a caller may hand over a
    *   larger object, such as the whole configuration, and none of the rest must end up in a
    *   {@link snapshot} that capabilities publishes).
+   * @param counters where the keys' buckets and in-flight slots are counted
+   * @param scope what is admitted (`http` requests, `realtime` sessions): each has its own
+   *   buckets and ceilings under the same key
    */
   constructor(
     limits: AdmissionLimits,
-    private readonly nowMs: () => number = () => performance.now(),
+    private readonly counters: LimitCounters,
+    private readonly scope: 'http' | 'realtime',
   ) {
     this.limits = { maxInFlight: limits.maxInFlight, keyMaxInFlight: limits.keyMaxInFlight, sandboxKeyMaxInFlight: limits.sandboxKeyMaxInFlight };
   }
@@ -96,8 +97,8 @@ export class Admission {
    * @returns the function that gives the slot back (call it exactly once).
    * @throws ApiError `*.rate_limited` or `*.capacity` (429 with Retry-After).
    */
-  admit(principal: Principal, family: ErrorFamily): () => void {
-    this.countRequest(principal, family);
+  async admit(principal: Principal, family: ErrorFamily): Promise<() => void> {
+    await this.countRequest(principal, family);
     return this.takeSlot(principal, family);
   }
 
@@ -107,8 +108,17 @@ export class Admission {
    * @returns where the key stands now, for the `RateLimit` headers
    * @throws ApiError `*.rate_limited` (429 with Retry-After and the `RateLimit` headers).
    */
-  countRequest(principal: Principal, family: ErrorFamily): RateLimitState {
-    return this.takeToken(principal.keyId, family);
+  async countRequest(principal: Principal, family: ErrorFamily): Promise<RateLimitState> {
+    const take = await this.counters.takeToken(`${this.scope}:rate:${principal.keyId}`, REQUEST_BUCKET);
+    if (!take.taken) {
+      this.rejected.rate_limited++;
+      const waitSeconds = (1 - take.tokens) / REQUEST_BUCKET.refillPerSecond;
+      throw ApiError.of(family, 'rate_limited', `more than ${LIMITS.requestsPerMinute} requests per minute or ${LIMITS.burstPerSecond} in a burst`, {
+        retryAfterSeconds: waitSeconds,
+        headers: rateLimitHeaders(stateOf(take.tokens)),
+      });
+    }
+    return stateOf(take.tokens);
   }
 
   /**
@@ -117,18 +127,18 @@ export class Admission {
    * @returns the function that gives the slot back (call it exactly once).
    * @throws ApiError `*.capacity` (429 with Retry-After, `key_capacity` or `service_capacity`).
    */
-  takeSlot(principal: Principal, family: ErrorFamily): () => void {
+  async takeSlot(principal: Principal, family: ErrorFamily): Promise<() => void> {
     const keyLimit = principal.environment === 'sandbox' ? this.limits.sandboxKeyMaxInFlight : this.limits.keyMaxInFlight;
-    const keyInFlight = this.inFlightByKey.get(principal.keyId) ?? 0;
-    if (keyInFlight >= keyLimit) {
+    const keySlot = await this.counters.takeSlot(this.keySlotName(principal.keyId), keyLimit);
+    if (!keySlot) {
       this.rejected.key_capacity++;
       throw ApiError.of(family, 'capacity', 'key_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'key_capacity' } });
     }
     if (this.inFlight >= this.limits.maxInFlight) {
+      keySlot();
       this.rejected.service_capacity++;
       throw ApiError.of(family, 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
     }
-    this.inFlightByKey.set(principal.keyId, keyInFlight + 1);
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     let released = false;
@@ -136,41 +146,17 @@ export class Admission {
       if (released) return;
       released = true;
       this.inFlight--;
-      const left = (this.inFlightByKey.get(principal.keyId) ?? 1) - 1;
-      if (left === 0) this.inFlightByKey.delete(principal.keyId);
-      else this.inFlightByKey.set(principal.keyId, left);
+      keySlot();
     };
   }
 
-  private takeToken(keyId: string, family: ErrorFamily): RateLimitState {
-    const now = this.nowMs();
-    const bucket = this.buckets.get(keyId) ?? { tokens: LIMITS.burstPerSecond, updatedMs: now };
-    bucket.tokens = Math.min(LIMITS.burstPerSecond, bucket.tokens + (now - bucket.updatedMs) * REFILL_PER_MS);
-    bucket.updatedMs = now;
-    this.buckets.set(keyId, bucket);
-    if (bucket.tokens < 1) {
-      this.rejected.rate_limited++;
-      const waitSeconds = (1 - bucket.tokens) / REFILL_PER_MS / 1000;
-      throw ApiError.of(family, 'rate_limited', `more than ${LIMITS.requestsPerMinute} requests per minute or ${LIMITS.burstPerSecond} in a burst`, {
-        retryAfterSeconds: waitSeconds,
-        headers: rateLimitHeaders(stateOf(bucket.tokens)),
-      });
-    }
-    bucket.tokens -= 1;
-    if (this.buckets.size > 100_000) this.forgetFullBuckets(now);
-    return stateOf(bucket.tokens);
+  /** Requests (or sessions) of a key in flight now, on every instance that shares the counters. */
+  inFlightOf(keyId: string): Promise<number> {
+    return this.counters.slotsTaken(this.keySlotName(keyId));
   }
 
-  /** Drops buckets that have refilled completely: they hold no information. */
-  private forgetFullBuckets(now: number): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.updatedMs) * REFILL_PER_MS >= LIMITS.burstPerSecond) this.buckets.delete(key);
-    }
-  }
-
-  /** Requests in flight now, per key. */
-  inFlightOf(keyId: string): number {
-    return this.inFlightByKey.get(keyId) ?? 0;
+  private keySlotName(keyId: string): string {
+    return `${this.scope}:in-flight:${keyId}`;
   }
 
   /** The `capacity` section of capabilities (spec 2.7), without host figures. */

@@ -78,7 +78,14 @@ function claimedEnvironment(key: string | string[] | undefined): string {
  * response ends or the connection closes.
  * @throws ApiError `*.capacity` over the key's or the process's ceiling.
  */
-export function takeRequestSlot(request: FastifyRequest, reply: FastifyReply, admission: Admission): void {
-  const release = admission.takeSlot(request.principal!, familyOf(request));
-  reply.raw.once('close', release);
+export async function takeRequestSlot(request: FastifyRequest, reply: FastifyReply, admission: Admission): Promise<void> {
+  // Listening first: a connection that closes while the slot is being taken gives it back at once.
+  let release: (() => void) | null = null;
+  let closed = false;
+  reply.raw.once('close', () => {
+    closed = true;
+    release?.();
+  });
+  release = await admission.takeSlot(request.principal!, familyOf(request));
+  if (closed) release();
 }

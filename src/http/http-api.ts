@@ -41,13 +41,13 @@ export const httpApi: FastifyPluginAsync<{ services: AppServices }> = async (app
     request.principal = await authenticate(services.keys, Array.isArray(header) ? header[0] : header, family);
     checkSandboxMode(request, request.principal, family);
     // Every answer tells the client where it stands (IETF RateLimit headers); a 429 carries its own.
-    void reply.headers(rateLimitHeaders(services.admission.countRequest(request.principal, family)));
+    void reply.headers(rateLimitHeaders(await services.admission.countRequest(request.principal, family)));
     if (BodyArrivals.hasBody(request)) bodies.watch(request, reply, request.principal, family);
   });
   app.addHook('preHandler', async (request, reply) => {
     const settings = request.routeOptions.config?.sprachrohr;
     if (!settings || settings.auth === false || settings.bodyInHandler) return;
-    takeRequestSlot(request, reply, services.admission);
+    await takeRequestSlot(request, reply, services.admission);
   });
 
   registerTtsRoutes(app, services);

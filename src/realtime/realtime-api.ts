@@ -39,8 +39,15 @@ export const realtimeApi: FastifyPluginAsync<{ services: AppServices }> = async 
       );
     if (hostLoad.overloaded) throw ApiError.of(family, 'capacity', 'host_load', { retryAfterSeconds: 2, headers: { 'X-Speech-Capacity-Reason': 'host_load' } });
     // A session holds its slot until its socket closes, however long that is.
-    const release = services.realtimeAdmission.admit(request.principal, family);
-    request.raw.socket.once('close', release);
+    let release: (() => void) | null = null;
+    let closed = false;
+    request.raw.socket.once('close', () => {
+      closed = true;
+      release?.();
+    });
+    release = await services.realtimeAdmission.admit(request.principal, family);
+    // A socket that closed while the slot was being taken gives it back at once.
+    if (closed) release();
     setUpgradeHeaders(request.raw, {
       'X-Speech-Request-Id': request.id,
       'X-Speech-Environment': request.principal.environment,

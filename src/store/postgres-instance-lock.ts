@@ -14,9 +14,14 @@ export const INSTANCE_LOCK_NAMESPACE = 0x53505249;
 /** How many numbers are tried when one is taken already (two instances drew the same). */
 const ATTEMPTS = 8;
 
+/** The SQL condition "the instance whose number is in `column` is alive" (its lock is held). */
+export function instanceAlive(column: string): string {
+  return `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  AND classid = ${INSTANCE_LOCK_NAMESPACE}::oid AND objid = ${column}::oid)`;
+}
+
 /** The SQL condition "the instance that claimed the job is alive", over a column `claimed_by`. */
-export const CLAIMER_ALIVE = `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-  AND classid = ${INSTANCE_LOCK_NAMESPACE}::oid AND objid = claimed_by::oid)`;
+export const CLAIMER_ALIVE = instanceAlive('claimed_by');
 
 /** Holds this instance's lock, taken the first time its number is needed. */
 export class InstanceLock {

@@ -175,6 +175,31 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         );`);
     },
   },
+  {
+    name: 'limit counters',
+    up: async (client) => {
+      // The per-key limits counted once for every instance (postgres-limit-counters.ts): token
+      // buckets refilled by the database's clock, and slots with each instance's share.
+      await client.query(`
+        CREATE TABLE rate_buckets (
+          name text COLLATE "C" PRIMARY KEY,
+          tokens float8 NOT NULL,
+          capacity float8 NOT NULL,
+          refill_per_s float8 NOT NULL,
+          updated_at timestamptz NOT NULL
+        );
+        CREATE TABLE slot_counts (
+          name text COLLATE "C" PRIMARY KEY,
+          held integer NOT NULL CHECK (held >= 0)
+        );
+        CREATE TABLE slot_holders (
+          name text COLLATE "C" NOT NULL,
+          instance integer NOT NULL,
+          held integer NOT NULL CHECK (held >= 0),
+          PRIMARY KEY (name, instance)
+        );`);
+    },
+  },
 ];
 
 /** What a migration run did. */

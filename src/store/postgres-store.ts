@@ -11,6 +11,7 @@ import { PostgresEntitlementRepository } from './postgres-entitlement-repository
 import { InstanceLock } from './postgres-instance-lock.js';
 import { PostgresJobRepository } from './postgres-job-repository.js';
 import { PostgresKeyRepository } from './postgres-key-repository.js';
+import { PostgresLimitCounters } from './postgres-limit-counters.js';
 import { migratePostgres, type MigrationReport } from './postgres-migrations.js';
 import { PostgresRecordingRepository } from './postgres-recording-repository.js';
 import { PostgresUsageRepository } from './postgres-usage-repository.js';
@@ -44,6 +45,7 @@ export class PostgresStore implements Store {
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   readonly jobs: JobRepository;
+  readonly limits: PostgresLimitCounters;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -58,6 +60,7 @@ export class PostgresStore implements Store {
     this.usage = new PostgresUsageRepository(pool, entitlements);
     this.recordings = new PostgresRecordingRepository(pool);
     this.jobs = new PostgresJobRepository(pool, instance);
+    this.limits = new PostgresLimitCounters(pool, instance);
   }
 
   /**
@@ -89,6 +92,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.limits.close();
     await this.instance.release();
     await this.pool.end();
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { BlobArea, BlobStore } from './blob-store.js';
 import { FileBlobStore } from './file-blob-store.js';
+import { LocalLimitCounters } from './limit-counters.js';
 import { SqliteAccountRepository } from './sqlite-account-repository.js';
 import { SqliteEntitlementRepository } from './sqlite-entitlement-repository.js';
 import { SqliteJobRepository } from './sqlite-job-repository.js';
@@ -65,6 +66,8 @@ export class SqliteStore implements Store {
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   readonly jobs: JobRepository;
+  /** One process's counters: the embedded store serves one instance. */
+  readonly limits = new LocalLimitCounters();
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
 

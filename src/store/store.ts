@@ -3,6 +3,7 @@
  * are interchangeable. Methods are asynchronous for the sake of network-backed stores.
  */
 import type { BlobArea, BlobStore } from './blob-store.js';
+import type { LimitCounters } from './limit-counters.js';
 
 /** Where a key acts: billed production traffic or the synthetic sandbox. */
 export type Environment = 'live' | 'sandbox';
@@ -342,6 +343,8 @@ export interface Store {
   readonly entitlements: EntitlementRepository;
   readonly recordings: RecordingRepository;
   readonly jobs: JobRepository;
+  /** The counters of the per-key limits: this process's with the embedded store, the deployment's with PostgreSQL. */
+  readonly limits: LimitCounters;
   /**
    * The bytes of one area: files in `folder` with the embedded store, rows of the shared
    * database with PostgreSQL (which ignores `folder`).

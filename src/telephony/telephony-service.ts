@@ -18,6 +18,7 @@ import { legPlacer } from './call/outbound-leg.js';
 import { DrachtioSignalling } from './drachtio/drachtio-signalling.js';
 import type { MediaChannel } from './media/media-channel.js';
 import { MediaThread } from './media/media-thread.js';
+import { LocalLimitCounters, type LimitCounters } from '../store/limit-counters.js';
 import type { CallStatusSender } from './outbound/call-status-events.js';
 import { orderUrlCheck } from './outbound/order-url-check.js';
 import { CallbackAllowList } from '../jobs/callback-target.js';
@@ -79,6 +80,8 @@ export interface OutboundParts {
   readonly checkUrl: (url: string, field: string) => Promise<void>;
   /** An account's webhook secret, which signs the requests of the bots its keys' calls run; null: the deployment's. */
   readonly accountSecret: (accountId: string) => Promise<string | null>;
+  /** Where the keys' call limits are counted (the store's); absent: in this process. */
+  readonly counters?: LimitCounters;
 }
 
 /** What differs between sessions: the number a call was routed by; a placed call's media, variables and codecs. */
@@ -132,6 +135,7 @@ export class TelephonyService {
       }),
       calls: admission,
       limits: config.outbound,
+      counters: callParts.outbound.counters ?? new LocalLimitCounters(),
       status: callParts.outbound.status,
       checkUrl: callParts.outbound.checkUrl,
       accountSecret: callParts.outbound.accountSecret,

@@ -9,6 +9,7 @@ import { Admission, httpLimits, realtimeLimits } from '../../src/api/admission.j
 import { buildApp } from '../../src/app.js';
 import type { AppServices } from '../../src/api/services.js';
 import { createServices, startEngines } from '../../src/server.js';
+import { LocalLimitCounters } from '../../src/store/limit-counters.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 
 /** An app on a throwaway in-memory store, with one key per environment, and its log lines. */
@@ -48,8 +49,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     // that the token bucket never runs dry across the many requests of a test file. A test
     // about it gets a clock that stands still: the bucket does not refill while a slow machine
     // sends the burst, so its counts are exact.
-    admission: new Admission(httpLimits(config), options.realRateLimit ? frozenClock() : steppingClock()),
-    realtimeAdmission: new Admission(realtimeLimits(config), options.realRateLimit ? frozenClock() : steppingClock()),
+    admission: new Admission(httpLimits(config), new LocalLimitCounters(options.realRateLimit ? frozenClock() : steppingClock()), 'http'),
+    realtimeAdmission: new Admission(realtimeLimits(config), new LocalLimitCounters(options.realRateLimit ? frozenClock() : steppingClock()), 'realtime'),
   };
   const app = await buildApp(services);
   const violations = checkResponses(app);

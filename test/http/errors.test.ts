@@ -91,25 +91,20 @@ describe('limits of simultaneous requests and request rate', () => {
   it('refuses requests over the per-key ceiling with 429 *.capacity key_capacity', async () => {
     t = await createTestApp({ SPRACHROHR_SANDBOX_KEY_MAX_IN_FLIGHT: '2' });
     const principal = { keyId: 'k', environment: 'sandbox' as const, accountId: 'acct_default', keyStatus: null };
-    const releases = [t.services.admission.admit(principal, 'stt'), t.services.admission.admit(principal, 'stt')];
-    let error: any;
-    try {
-      t.services.admission.admit(principal, 'stt');
-    } catch (caught) {
-      error = caught;
-    }
+    const releases = [await t.services.admission.admit(principal, 'stt'), await t.services.admission.admit(principal, 'stt')];
+    const error: any = await t.services.admission.admit(principal, 'stt').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'stt.capacity', httpStatus: 429, detail: 'key_capacity', retryAfterSeconds: 1 });
     expect(error.headers['X-Speech-Capacity-Reason']).toBe('key_capacity');
     releases.forEach((release) => release());
     releases[0]!();
-    expect(t.services.admission.inFlightOf('k')).toBe(0);
-    expect(() => t!.services.admission.admit(principal, 'stt')).not.toThrow();
+    expect(await t.services.admission.inFlightOf('k')).toBe(0);
+    await expect(t.services.admission.admit(principal, 'stt')).resolves.toBeTypeOf('function');
   });
 
   it('refuses over the service ceiling with service_capacity, over HTTP', async () => {
     t = await createTestApp({ SPRACHROHR_MAX_IN_FLIGHT: '1' });
     const other = { keyId: 'someone-else', environment: 'live' as const, accountId: 'acct_default', keyStatus: null };
-    const release = t.services.admission.admit(other, 'tts');
+    const release = await t.services.admission.admit(other, 'tts');
     const response = await t.app.inject({ url: '/v1/tts/voices', headers: { 'x-api-key': t.sandboxKey } });
     expect(response.statusCode).toBe(429);
     expect(response.json().error).toMatchObject({ code: 'tts.capacity', detail: 'service_capacity' });

@@ -87,7 +87,7 @@ describe('liveness, readiness and metrics', () => {
     // A sandbox key holds at most 8 requests in flight: with its 8 slots taken, a request is refused (key_capacity).
     const { key, record } = await t.services.keys.create('metrics busy', 'sandbox');
     const busy = { keyId: record.id, accountId: record.accountId, environment: 'sandbox' as const, keyStatus: null };
-    const releases = Array.from({ length: 8 }, () => t.services.admission.takeSlot(busy, 'tts'));
+    const releases = await Promise.all(Array.from({ length: 8 }, () => t.services.admission.takeSlot(busy, 'tts')));
     const refused = await t.app.inject({
       method: 'POST',
       url: '/v1/tts',

@@ -345,6 +345,51 @@ export function describeStoreConformance(kind: string, open: OpenStore): void {
       }));
   });
 
+  describe(`${kind} store: limit counters`, () => {
+    it('takes tokens while the bucket holds one, never more than it holds even when asked at once', () =>
+      withStore(async (store) => {
+        const shape = { capacity: 5, refillPerSecond: 0.001 };
+        const takes = await Promise.all(Array.from({ length: 12 }, () => store.limits.takeToken('test:rate:a', shape)));
+        expect(takes.filter((take) => take.taken)).toHaveLength(5);
+        const refused = takes.filter((take) => !take.taken);
+        expect(refused).toHaveLength(7);
+        // What is left tells the client how long to wait: less than one token.
+        for (const take of refused) expect(take.tokens).toBeLessThan(1);
+        expect(Math.min(...takes.filter((take) => take.taken).map((take) => take.tokens))).toBeLessThan(1);
+        // Another bucket is full.
+        expect(await store.limits.takeToken('test:rate:b', shape)).toMatchObject({ taken: true });
+      }));
+
+    it('refills a bucket with time', () =>
+      withStore(async (store) => {
+        const shape = { capacity: 2, refillPerSecond: 20 };
+        expect((await store.limits.takeToken('test:rate:c', shape)).taken).toBe(true);
+        expect((await store.limits.takeToken('test:rate:c', shape)).taken).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        expect((await store.limits.takeToken('test:rate:c', shape)).taken).toBe(true);
+      }));
+
+    it('holds slots to their limit when taken at once, and gives a released one back once', () =>
+      withStore(async (store) => {
+        const taken = await Promise.all(Array.from({ length: 10 }, () => store.limits.takeSlot('test:slots:a', 4)));
+        const releases = taken.filter((release) => release !== null);
+        expect(releases).toHaveLength(4);
+        expect(await store.limits.slotsTaken('test:slots:a')).toBe(4);
+        expect(await store.limits.takeSlot('test:slots:a', 4)).toBeNull();
+        expect(await store.limits.takeSlot('test:slots:a', 0)).toBeNull();
+        releases[0]!();
+        releases[0]!();
+        await expect.poll(() => store.limits.slotsTaken('test:slots:a')).toBe(3);
+        const again = await store.limits.takeSlot('test:slots:a', 4);
+        expect(again).not.toBeNull();
+        expect(await store.limits.takeSlot('test:slots:a', 4)).toBeNull();
+        // Another name counts on its own.
+        expect(await store.limits.takeSlot('test:slots:b', 1)).not.toBeNull();
+        for (const release of [...releases, again!]) release();
+        await expect.poll(() => store.limits.slotsTaken('test:slots:a')).toBe(0);
+      }));
+  });
+
   describe(`${kind} store: jobs`, () => {
     it('queues, claims oldest first, finishes and lists newest first', () =>
       withStore(async (store) => {

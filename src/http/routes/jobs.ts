@@ -66,7 +66,7 @@ export function registerJobRoutes(app: FastifyInstance, services: AppServices): 
       let job;
       if (request.isMultipart()) {
         const { audio, fields } = await readRecognitionForm(request, ['kind', 'callback_url']);
-        takeRequestSlot(request, reply, services.admission);
+        await takeRequestSlot(request, reply, services.admission);
         if (fields['kind'] !== 'stt') {
           throw new ApiError(
             'stt.invalid_request',
@@ -76,7 +76,7 @@ export function registerJobRoutes(app: FastifyInstance, services: AppServices): 
         job = await jobs.submitRecognition(principal, audio, fields);
       } else {
         if (request.body === null || typeof request.body !== 'object') throw new ApiError('tts.invalid_request', 'the body must be a JSON object');
-        takeRequestSlot(request, reply, services.admission);
+        await takeRequestSlot(request, reply, services.admission);
         job = await jobs.submit(principal, request.body);
       }
       const base = baseUrlOf(request, services);

@@ -28,7 +28,7 @@ export function registerSttRoutes(app: FastifyInstance, services: AppServices): 
     async (request, reply) => {
       const principal = request.principal!;
       const { audio, fields } = await readRecognitionForm(request);
-      takeRequestSlot(request, reply, services.admission);
+      await takeRequestSlot(request, reply, services.admission);
       const candidates = parseLanguageCandidates(fields['lang']);
       const vocabulary = parseVocabulary(fields['vocabulary']);
       const plan = { candidates, vocabulary };

@@ -23,6 +23,7 @@ import { SdpError } from '../sdp/sdp-error.js';
 import type { SipEndpoint } from '../sip/sip-endpoint.js';
 import { newCallId } from '../sip/sip-headers.js';
 import type { CallCodec } from '../telephony-config.js';
+import type { LimitCounters } from '../../store/limit-counters.js';
 import { OutboundCallLimits } from './call-limits.js';
 import { CallOrderError, type CallOrder, type CallOwner } from './call-order.js';
 import { planCall, type CallPlan, type PlanContext } from './call-plan.js';
@@ -73,6 +74,8 @@ export interface DialerParts {
   /** The process's calls in both directions, against `SPRACHROHR_SIP_MAX_CALLS` and each trunk's `max_calls`. */
   readonly calls: CallCount;
   readonly limits: { readonly callsPerSecond: number; readonly callsPerKey: number };
+  /** Where the per-key limits are counted (the store's: the deployment's with PostgreSQL). */
+  readonly counters: LimitCounters;
   readonly status: CallStatusSender | null;
   /** Checks a bot's or status URL as a callback target. @throws CallOrderError */
   readonly checkUrl: (url: string, field: string) => Promise<void>;
@@ -101,7 +104,7 @@ interface LiveCall {
   readonly stop: AbortController;
   session: PlacedSession | null;
   done: Promise<void>;
-  /** Gives back its place in the process's and the trunk's counts. */
+  /** Gives back its place in the key's, the process's and the trunk's counts. */
   readonly release: () => void;
 }
 
@@ -116,7 +119,7 @@ export class OutboundDialer {
   private closing = false;
 
   constructor(private readonly parts: DialerParts) {
-    this.limits = new OutboundCallLimits(parts.limits.callsPerSecond, parts.limits.callsPerKey);
+    this.limits = new OutboundCallLimits(parts.limits.callsPerSecond, parts.limits.callsPerKey, parts.counters);
   }
 
   /**
@@ -140,12 +143,29 @@ export class OutboundDialer {
     }
     if (order.status_url !== undefined) await this.parts.checkUrl(order.status_url, 'status_url');
     const counts = this.parts.calls;
-    if (counts.activeCalls >= counts.maxCalls)
-      throw new CallOrderError('capacity', `the gateway has ${counts.activeCalls} calls, its limit (SPRACHROHR_SIP_MAX_CALLS)`, 5);
-    if (plan.trunk && counts.trunkCalls(plan.trunk.name) >= plan.trunk.maxCalls)
-      throw new CallOrderError('capacity', `trunk ${plan.trunk.name} has ${counts.trunkCalls(plan.trunk.name)} calls, its max_calls`, 5);
-    this.limits.take(owner.keyId);
-    const release = counts.trackPlaced(plan.trunk?.name ?? null);
+    const trunk = plan.trunk;
+    const full = (): string | null =>
+      counts.activeCalls >= counts.maxCalls
+        ? `the gateway has ${counts.activeCalls} calls, its limit (SPRACHROHR_SIP_MAX_CALLS)`
+        : trunk && counts.trunkCalls(trunk.name) >= trunk.maxCalls
+          ? `trunk ${trunk.name} has ${counts.trunkCalls(trunk.name)} calls, its max_calls`
+          : null;
+    // A call refused for the gateway's or the trunk's capacity costs the key nothing…
+    const before = full();
+    if (before !== null) throw new CallOrderError('capacity', before, 5);
+    const releaseKey = await this.limits.take(owner.keyId);
+    // …and is checked again once the key's (shared) limits are taken: nothing is awaited from
+    // here on, so two orders never both take the process's last place.
+    const after = full();
+    if (after !== null) {
+      releaseKey();
+      throw new CallOrderError('capacity', after, 5);
+    }
+    const releaseCount = counts.trackPlaced(trunk?.name ?? null);
+    const release = (): void => {
+      releaseKey();
+      releaseCount();
+    };
     const record: PlacedCallRecord = {
       id: `call_${randomBytes(12).toString('base64url')}`,
       keyId: owner.keyId,
@@ -397,7 +417,6 @@ export class OutboundDialer {
   /** A call is over: its limits are released and it is kept among the recent ones. */
   private over(call: LiveCall): void {
     this.live.delete(call.record.id);
-    this.limits.release(call.record.keyId);
     call.release();
     const record = call.record;
     this.ended.set(record.id, record);

@@ -122,6 +122,56 @@ describe.skipIf(missing)('the PostgreSQL store', () => {
         await Promise.all([a.close(), b.close()]);
       }
     });
+    it("counts one key's limits once for all instances, and gives back the slots of an instance that is gone", async () => {
+      const [a, b] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
+      let aOpen = true;
+      try {
+        // A bucket of 6 taken from both instances at once: 6 tokens in all, not 6 each.
+        const shape = { capacity: 6, refillPerSecond: 0.001 };
+        const takes = await Promise.all(Array.from({ length: 20 }, (_, n) => (n % 2 ? a : b).limits.takeToken('http:rate:key_k', shape)));
+        expect(takes.filter((take) => take.taken)).toHaveLength(6);
+        // Four slots shared: what one instance holds, the other cannot take.
+        const held = (await Promise.all([1, 2, 3].map(() => a.limits.takeSlot('http:in-flight:key_k', 4)))).filter((release) => release !== null);
+        expect(held).toHaveLength(3);
+        const fromB = await Promise.all([1, 2].map(() => b.limits.takeSlot('http:in-flight:key_k', 4)));
+        expect(fromB.filter((release) => release !== null)).toHaveLength(1);
+        expect(await b.limits.slotsTaken('http:in-flight:key_k')).toBe(4);
+        // An instance that stops without giving its slots back (its lock goes with it): the
+        // other's sweep returns them, and keeps its own.
+        await a.close();
+        aOpen = false;
+        await b.limits.sweep();
+        expect(await b.limits.slotsTaken('http:in-flight:key_k')).toBe(1);
+        expect(await b.limits.takeSlot('http:in-flight:key_k', 4)).not.toBeNull();
+        expect(await b.limits.slotsTaken('http:in-flight:key_k')).toBe(2);
+      } finally {
+        await Promise.all([aOpen ? a.close() : undefined, b.close()]);
+      }
+    });
+
+    it('sends a release that failed again at the next sweep', async () => {
+      // The store's connections give up waiting for a lock after 200 ms (a setting of the database).
+      const pool = new pg.Pool({ connectionString: url });
+      await pool.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
+      const store = await PostgresStore.open(url);
+      const blocker = await pool.connect();
+      try {
+        const release = (await store.limits.takeSlot('calls:live:key_r', 2))!;
+        // While another session holds the count's row, the release cannot get through.
+        await blocker.query('BEGIN');
+        await blocker.query(`SELECT * FROM slot_counts WHERE name = 'calls:live:key_r' FOR UPDATE`);
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await blocker.query('COMMIT');
+        expect(await store.limits.slotsTaken('calls:live:key_r')).toBe(1);
+        await store.limits.sweep();
+        expect(await store.limits.slotsTaken('calls:live:key_r')).toBe(0);
+      } finally {
+        blocker.release();
+        await pool.end();
+        await store.close();
+      }
+    });
   });
 
   describe('a database that cannot be reached', () => {

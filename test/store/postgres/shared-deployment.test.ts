@@ -2,7 +2,8 @@
  * Two `sprachrohr serve` processes on one PostgreSQL database, as a deployment of identical
  * instances runs: keys made with the CLI against the database work on both instances (each
  * with a fresh, empty data folder), what both metered is in one ledger, a key revoked once is
- * refused by both, a job's result is served by either, and `sprachrohr db` migrates and reports the schema. Also what a bad or
+ * refused by both, a job's result is served by either, one key's request rate and sessions are
+ * counted once for both, and `sprachrohr db` migrates and reports the schema. Also what a bad or
  * unreachable database URL gives: the configuration error or the store's, never a stack.
  */
 import fs from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres-migrations.js';
 import { runCliInProcess, startServe, type ServeProcess } from '../../helpers/cli.js';
 import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+import { connect, opened, TestSocket, type RefusedUpgrade } from '../../helpers/ws-client.js';
 
 const missing = postgresMissing();
 const SECRET = 'a-shared-key-secret-of-at-least-32-characters';
@@ -118,6 +120,57 @@ describe.skipIf(missing)('instances sharing one PostgreSQL database', () => {
     expect(audio[0]!.length).toBeGreaterThan(1000);
     expect(audio[1]).toEqual(audio[0]);
     for (const name of ['a', 'b']) expect(await fs.readdir(path.join(dir, `instance-${name}`, 'jobs')).catch(() => [])).toEqual([]);
+  }, 60_000);
+
+  it('holds one key to one request rate and one session ceiling across both instances', async () => {
+    expect(instances).toHaveLength(2);
+    const created = await runCliInProcess(['keys', 'create', '--name', 'limits', '--env', 'sandbox', '--json'], env);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const [a, b] = instances as [ServeProcess, ServeProcess];
+    // A burst of 25, refilled at 10 a second: two clients, one per instance, 30 requests each.
+    const startedAt = performance.now();
+    const answers = await Promise.all(
+      [a, b].map(async (instance) => {
+        const statuses: number[] = [];
+        for (let n = 0; n < 30; n++) {
+          const response = await fetch(`${instance.baseUrl}/tts/voices`, { headers: { 'X-API-Key': key } });
+          if (response.status === 429) expect(((await response.json()) as { error: { code: string } }).error.code).toBe('tts.rate_limited');
+          else await response.arrayBuffer();
+          statuses.push(response.status);
+        }
+        return statuses;
+      }),
+    );
+    const seconds = (performance.now() - startedAt) / 1000;
+    const allowed = answers.flat().filter((status) => status === 200).length;
+    expect(answers.flat().every((status) => status === 200 || status === 429)).toBe(true);
+    // One bucket for both: what one instance would allow, not twice that.
+    expect(allowed).toBeGreaterThanOrEqual(25);
+    expect(allowed, `${allowed} allowed in ${seconds.toFixed(2)} s`).toBeLessThanOrEqual(25 + Math.ceil(10 * seconds));
+    // Ten realtime sessions at once per sandbox key: six open on one instance, four on the other, the eleventh refused.
+    await new Promise((resolve) => setTimeout(resolve, 2600));
+    const url = (instance: ServeProcess) => `${instance.baseUrl.replace(/^http/, 'ws')}/stt/stream`;
+    const sockets: TestSocket[] = [];
+    try {
+      for (const instance of [a, a, a, a, a, a, b, b, b, b]) sockets.push(opened(await connect(url(instance), { headers: { 'X-API-Key': key } })));
+      for (const instance of [a, b]) {
+        const refused = await connect(url(instance), { headers: { 'X-API-Key': key } });
+        expect(refused).not.toBeInstanceOf(TestSocket);
+        expect((refused as RefusedUpgrade).status).toBe(429);
+        expect(JSON.parse((refused as RefusedUpgrade).body).error).toMatchObject({ code: 'stt.capacity', detail: 'key_capacity' });
+      }
+      // A session that ends gives its place back, to either instance.
+      sockets.shift()!.close();
+      let reopened: TestSocket | RefusedUpgrade | null = null;
+      for (let attempt = 0; attempt < 50 && !(reopened instanceof TestSocket); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        reopened = await connect(url(b), { headers: { 'X-API-Key': key } });
+      }
+      expect(reopened).toBeInstanceOf(TestSocket);
+      sockets.push(reopened as TestSocket);
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
   }, 60_000);
 
   it('says what is wrong with a bad database URL, or an unreachable database, without a stack', async () => {
