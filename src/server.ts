@@ -98,6 +98,7 @@ export function createServices(
     budgets: { live: config.dailyAudioSeconds, sandbox: config.sandboxDailyAudioSeconds },
     rates: config.creditRates,
     onNotices: (due) => notices.notify(due),
+    claims: store.budgetClaims,
   });
   const allow = new CallbackAllowList(config.callbackAllow);
   const callbacks = new CallbackSender({

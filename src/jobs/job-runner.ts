@@ -20,6 +20,7 @@ import { LIMITS } from '../catalog/limits.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { synthesizeInBackground } from '../speech/background-synthesis.js';
+import { shortestSpeechSeconds } from '../speech/speech-length.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobRepository, JobTranscript } from '../store/store.js';
@@ -202,6 +203,9 @@ export class JobRunner {
       const budget = await this.options.meter.lease(principal, 'tts', 'tts', job.id);
       let outcome;
       try {
+        // With a shared store, room for a slow reading is claimed up front, as POST /v1/tts does.
+        const shortest = shortestSpeechSeconds(plan.speech.document, plan.speed);
+        await budget.ensureRoom(0, Math.min(LIMITS.ttsMaxAudioSeconds, 3 * shortest + 30));
         outcome = await synthesizeInBackground(
           { engine, dialect: engines.dialect },
           piecesOf(request, plan),
@@ -252,7 +256,7 @@ export class JobRunner {
         const recording = await this.options.blobs.get(upload);
         if (!recording) throw new ApiError('stt.internal_error', "the job's recording is gone");
         const decoded = await decodeRecording(recording);
-        budget.assertRoom(decoded.durationSeconds);
+        await budget.ensureRoom(decoded.durationSeconds);
         result =
           job.environment === 'sandbox'
             ? await recognizeBatch(engines.sandbox.stt, decoded, plan, this.abort.signal)

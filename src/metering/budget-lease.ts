@@ -9,12 +9,18 @@ export interface LeaseOwner {
   heldByOthers(lease: BudgetLease): number;
   /** Seconds held right now by the other open leases of the key's account (live work), both directions. */
   heldInAccount(lease: BudgetLease): number;
-  /** Writes the ledger entry and tells the other open leases of the key about it. */
+  /** Writes the ledger entry and tells the other open leases of the key about it (its synchronous part runs before the lease is released). */
   commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void>;
   /** Forgets a lease that ended. */
   release(lease: BudgetLease): void;
   /** Seconds until the budget resets (midnight UTC). */
   secondsUntilReset(): number;
+  /** Seconds this instance's claim on the key's budget leaves for more drawing (unbounded where one instance is the only one). */
+  claimLeft(lease: BudgetLease): number;
+  /** Claims (waiting for the shared store) until `seconds` more fit in this instance's claim, as far as the budget allows. */
+  claimFor(lease: BudgetLease, seconds: number): Promise<void>;
+  /** The lease drew: more is claimed in the background when little is left. */
+  drew(lease: BudgetLease): void;
 }
 
 /** Nothing caps the account: it has no entitlements. */
@@ -28,7 +34,9 @@ const UNCAPPED: EntitlementCap = { seconds: Number.POSITIVE_INFINITY, cutsMidway
  * under one key together stays within the budget; the same for the account's entitlements
  * (other keys of the account included). An evaluation allowance cuts work that reaches it; on
  * credit, work that started completes. Exact within one process (the ledger is written by
- * this process's meter).
+ * this process's meter); with a shared store, each instance also draws only within the part
+ * of the key's budget it has claimed ({@link LeaseOwner.claimLeft}), so instances together
+ * stay within it too.
  */
 export class BudgetLease {
   /** Audio this lease has drawn so far. */
@@ -68,7 +76,8 @@ export class BudgetLease {
 
   /** Seconds still free for this lease now, with the key's other work counted. */
   get available(): number {
-    return Math.max(0, this.limit - this.usedAtOpen - this.recordedByOthers - this.owner.heldByOthers(this) - this.drawn);
+    const byLedger = this.limit - this.usedAtOpen - this.recordedByOthers - this.owner.heldByOthers(this) - this.drawn;
+    return Math.max(0, Math.min(byLedger, this.owner.claimLeft(this)));
   }
 
   /**
@@ -111,6 +120,19 @@ export class BudgetLease {
   }
 
   /**
+   * {@link assertRoom} for work whose length is known (or bounded) before it starts, once this
+   * instance has claimed room for it: with a shared store, a long recording may need more than
+   * is claimed.
+   * @param claimSeconds how much to claim, when the work may draw more than `seconds` faster
+   *   than claims are topped up as it draws (a synthesis of unknown length); as much as the
+   *   budget leaves when it leaves less
+   */
+  async ensureRoom(seconds: number, claimSeconds = seconds): Promise<void> {
+    await this.owner.claimFor(this, Math.max(seconds, claimSeconds));
+    this.assertRoom(seconds);
+  }
+
+  /**
    * Draws audio as it is produced or received: `totalSeconds` is the lease's whole audio so
    * far (not an increment), so a caller passes what its encoder or reader counts.
    * @throws ApiError `*.rate_limited` when the budget would be overdrawn; nothing is drawn then.
@@ -121,6 +143,7 @@ export class BudgetLease {
     if (more > this.available) throw this.exhausted(more);
     if (this.cap.cutsMidway && more > this.entitled) throw this.unentitled();
     this.drawn = totalSeconds;
+    this.owner.drew(this);
   }
 
   /**
@@ -130,8 +153,11 @@ export class BudgetLease {
   async commit(kind: Omit<UsageKind, 'direction'>, seconds = this.drawn): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    // Started before the lease leaves its owner: the owner moves what it drew from work in
+    // progress to recorded work in one step (nothing awaited in between).
+    const recording = seconds > 0 ? this.owner.commit(this, { ...kind, direction: this.direction }, seconds) : Promise.resolve();
     this.owner.release(this);
-    if (seconds > 0) await this.owner.commit(this, { ...kind, direction: this.direction }, seconds);
+    await recording;
   }
 
   /** Ends the lease without recording (the work failed: failed requests are not billed). */

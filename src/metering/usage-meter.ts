@@ -3,7 +3,9 @@ import type { ErrorFamily } from '../api/errors.js';
 import { capOf } from '../entitlements/draw-plan.js';
 import type { CreditRates, EntitlementNotice, EntitlementRecord, EntitlementRepository, UsageKind, UsageRepository, UsageSummaryRow } from '../store/store.js';
 import type { UsageWindow } from '../usage/usage-window.js';
+import type { BudgetClaims, BudgetSlot } from '../store/budget-claims.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
+import { CLAIM_CHUNK_SECONDS, InstanceClaims } from './instance-claims.js';
 
 /** Daily audio budgets per key, in audio seconds. */
 export interface DailyBudgets {
@@ -40,6 +42,8 @@ export interface UsageMeterOptions {
   readonly now?: () => Date;
   /** How often work on credit is checked against the account's entitlements again (default a minute). */
   readonly recheckMs?: number;
+  /** Where this instance claims parts of the keys' budgets, when instances share the store; absent or null: this process is the only one. */
+  readonly claims?: BudgetClaims | null;
 }
 
 /** How often work that is not cut at its cap (credit) is checked again: long sessions end within this once the credit is gone. */
@@ -60,6 +64,10 @@ export class UsageMeter implements LeaseOwner {
   private readonly openInAccount = new Map<string, Set<BudgetLease>>();
   /** The minute checks of open leases on credit. */
   private readonly rechecks = new Map<BudgetLease, NodeJS.Timeout>();
+  /** This instance's claims on the keys' budgets (null: one instance, nothing to claim)… */
+  private readonly claims: InstanceClaims | null;
+  /** …and the budget slot each open lease draws from. */
+  private readonly slots = new Map<BudgetLease, BudgetSlot>();
   private readonly usage: UsageRepository;
   private readonly entitlements: EntitlementRepository;
   private readonly budgets: DailyBudgets;
@@ -70,6 +78,7 @@ export class UsageMeter implements LeaseOwner {
     this.entitlements = options.entitlements;
     this.budgets = options.budgets;
     this.now = options.now ?? (() => new Date());
+    this.claims = options.claims ? new InstanceClaims(options.claims) : null;
   }
 
   /** Today's use of a key in one direction (recorded work; work in progress is not counted). */
@@ -104,11 +113,16 @@ export class UsageMeter implements LeaseOwner {
     this.leasesOf(this.open, slot).add(lease);
     const live = principal.environment === 'live';
     if (live) this.leasesOf(this.openInAccount, principal.accountId).add(lease);
+    const now = this.now();
+    const budgetSlot: BudgetSlot = { keyId: principal.keyId, day: utcDay(now), direction };
+    this.slots.set(lease, budgetSlot);
+    this.claims?.busy(budgetSlot);
     try {
-      const now = this.now();
       const [totals, entitlements] = await Promise.all([
         this.usage.dayTotals(principal.keyId, utcDay(now), direction),
         live ? this.entitlements.list(principal.accountId) : Promise.resolve([]),
+        // Room for the work to start (more is claimed as it draws).
+        this.claimFor(lease, CLAIM_CHUNK_SECONDS / 2),
       ]);
       const cap = capOf(entitlements, direction, this.options.rates, now.toISOString());
       lease.readLedger(totals.audioSeconds, cap);
@@ -155,7 +169,36 @@ export class UsageMeter implements LeaseOwner {
     if (lease.principal.environment === 'live') {
       for (const other of this.openInAccount.get(lease.principal.accountId) ?? []) if (other !== lease) other.recordedInAccount += seconds;
     }
-    await this.record(lease.principal, lease.requestId, kind, seconds);
+    const recording = this.record(lease.principal, lease.requestId, kind, seconds);
+    const budgetSlot = this.slots.get(lease);
+    if (budgetSlot) this.claims?.recorded(budgetSlot, seconds, recording);
+    await recording;
+  }
+
+  /** {@inheritDoc LeaseOwner.claimLeft} */
+  claimLeft(lease: BudgetLease): number {
+    const budgetSlot = this.slots.get(lease);
+    if (!this.claims || !budgetSlot) return Number.POSITIVE_INFINITY;
+    return this.claims.left(budgetSlot, this.drawnInSlot(lease));
+  }
+
+  /** {@inheritDoc LeaseOwner.claimFor} */
+  async claimFor(lease: BudgetLease, seconds: number): Promise<void> {
+    const budgetSlot = this.slots.get(lease);
+    if (this.claims && budgetSlot) await this.claims.ensure(budgetSlot, lease.limit, this.drawnInSlot(lease), seconds);
+  }
+
+  /** {@inheritDoc LeaseOwner.drew} */
+  drew(lease: BudgetLease): void {
+    const budgetSlot = this.slots.get(lease);
+    if (this.claims && budgetSlot) this.claims.topUp(budgetSlot, this.drawnInSlot(lease));
+  }
+
+  /** What the open leases of the lease's key and direction have drawn together. */
+  private drawnInSlot(lease: BudgetLease): number {
+    let drawn = 0;
+    for (const open of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) drawn += open.seconds;
+    return drawn;
   }
 
   /** {@inheritDoc LeaseOwner.release} */
@@ -164,6 +207,9 @@ export class UsageMeter implements LeaseOwner {
     this.rechecks.delete(lease);
     forget(this.open, slotOf(lease.principal, lease.direction), lease);
     forget(this.openInAccount, lease.principal.accountId, lease);
+    const budgetSlot = this.slots.get(lease);
+    this.slots.delete(lease);
+    if (budgetSlot && !this.open.has(slotOf(lease.principal, lease.direction))) this.claims?.quiet(budgetSlot);
   }
 
   /** {@inheritDoc LeaseOwner.secondsUntilReset} */

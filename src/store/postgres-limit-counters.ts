@@ -74,9 +74,14 @@ export class PostgresLimitCounters implements LimitCounters {
   private readonly unsent: { name: string; instance: number }[] = [];
   private sweeper: NodeJS.Timeout | null = null;
 
+  /**
+   * @param alsoSweep more of the deployment's tidying that runs in the same sweep (the budget
+   *   claims of dead instances), inside its transaction
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly instance: InstanceLock,
+    private readonly alsoSweep: readonly ((client: pg.PoolClient) => Promise<void>)[] = [],
     private readonly sweepMs = SWEEP_MS,
   ) {}
 
@@ -110,8 +115,8 @@ export class PostgresLimitCounters implements LimitCounters {
 
   /**
    * Gives back the slots of instances that died, sends the releases that failed, and forgets
-   * full buckets and unused counts. Runs every {@link SWEEP_MS} once a slot was taken; one
-   * instance at a time.
+   * full buckets and unused counts (and what `alsoSweep` tidies). Runs every {@link SWEEP_MS}
+   * once a slot was taken; one instance at a time.
    */
   async sweep(): Promise<void> {
     for (const pending of this.unsent.splice(0)) await this.release(pending.name, pending.instance);
@@ -124,6 +129,7 @@ export class PostgresLimitCounters implements LimitCounters {
         await client.query(`DELETE FROM rate_buckets b WHERE ${level('b')} >= b.capacity`);
         await client.query('DELETE FROM slot_holders WHERE held = 0');
         await client.query('DELETE FROM slot_counts WHERE held = 0');
+        for (const sweep of this.alsoSweep) await sweep(client);
       }
       await client.query('COMMIT');
     } catch (error) {

@@ -179,24 +179,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'limit counters',
     up: async (client) => {
       // The per-key limits counted once for every instance (postgres-limit-counters.ts): token
-      // buckets refilled by the database's clock, and slots with each instance's share.
+      // buckets refilled by the database's clock, slots with each instance's share, and the
+      // parts of daily budgets instances hold for their work in progress (postgres-budget-claims.ts).
+      // Unlogged: they are written on every request, and a commit that waited for the disk each
+      // time cost a shared deployment most of its throughput (npm run bench:store). A database
+      // that crashes forgets them; the work in flight then is counted again from nothing.
       await client.query(`
-        CREATE TABLE rate_buckets (
+        CREATE UNLOGGED TABLE rate_buckets (
           name text COLLATE "C" PRIMARY KEY,
           tokens float8 NOT NULL,
           capacity float8 NOT NULL,
           refill_per_s float8 NOT NULL,
           updated_at timestamptz NOT NULL
         );
-        CREATE TABLE slot_counts (
+        CREATE UNLOGGED TABLE slot_counts (
           name text COLLATE "C" PRIMARY KEY,
           held integer NOT NULL CHECK (held >= 0)
         );
-        CREATE TABLE slot_holders (
+        CREATE UNLOGGED TABLE slot_holders (
           name text COLLATE "C" NOT NULL,
           instance integer NOT NULL,
           held integer NOT NULL CHECK (held >= 0),
           PRIMARY KEY (name, instance)
+        );
+        CREATE UNLOGGED TABLE budget_claims (
+          key_id text COLLATE "C" NOT NULL,
+          day text COLLATE "C" NOT NULL,
+          direction text COLLATE "C" NOT NULL,
+          instance integer NOT NULL,
+          seconds float8 NOT NULL CHECK (seconds >= 0),
+          PRIMARY KEY (key_id, day, direction, instance)
         );`);
     },
   },

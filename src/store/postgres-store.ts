@@ -12,6 +12,7 @@ import { InstanceLock } from './postgres-instance-lock.js';
 import { PostgresJobRepository } from './postgres-job-repository.js';
 import { PostgresKeyRepository } from './postgres-key-repository.js';
 import { PostgresLimitCounters } from './postgres-limit-counters.js';
+import { PostgresBudgetClaims } from './postgres-budget-claims.js';
 import { migratePostgres, type MigrationReport } from './postgres-migrations.js';
 import { PostgresRecordingRepository } from './postgres-recording-repository.js';
 import { PostgresUsageRepository } from './postgres-usage-repository.js';
@@ -46,6 +47,7 @@ export class PostgresStore implements Store {
   readonly recordings: RecordingRepository;
   readonly jobs: JobRepository;
   readonly limits: PostgresLimitCounters;
+  readonly budgetClaims: PostgresBudgetClaims;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -60,7 +62,9 @@ export class PostgresStore implements Store {
     this.usage = new PostgresUsageRepository(pool, entitlements);
     this.recordings = new PostgresRecordingRepository(pool);
     this.jobs = new PostgresJobRepository(pool, instance);
-    this.limits = new PostgresLimitCounters(pool, instance);
+    const claims = new PostgresBudgetClaims(pool, instance);
+    this.budgetClaims = claims;
+    this.limits = new PostgresLimitCounters(pool, instance, [(client) => claims.sweep(client)]);
   }
 
   /**

@@ -68,6 +68,8 @@ export class SqliteStore implements Store {
   readonly jobs: JobRepository;
   /** One process's counters: the embedded store serves one instance. */
   readonly limits = new LocalLimitCounters();
+  /** None: one instance counts its own work in progress exactly (the usage meter does). */
+  readonly budgetClaims = null;
   private readonly db: Database.Database;
   private readonly walWatch: NodeJS.Timeout | null;
 

@@ -3,6 +3,7 @@
  * are interchangeable. Methods are asynchronous for the sake of network-backed stores.
  */
 import type { BlobArea, BlobStore } from './blob-store.js';
+import type { BudgetClaims } from './budget-claims.js';
 import type { LimitCounters } from './limit-counters.js';
 
 /** Where a key acts: billed production traffic or the synthetic sandbox. */
@@ -345,6 +346,11 @@ export interface Store {
   readonly jobs: JobRepository;
   /** The counters of the per-key limits: this process's with the embedded store, the deployment's with PostgreSQL. */
   readonly limits: LimitCounters;
+  /**
+   * Where instances claim the parts of daily budgets their work in progress may draw; null
+   * where one process is the only instance (the embedded store).
+   */
+  readonly budgetClaims: BudgetClaims | null;
   /**
    * The bytes of one area: files in `folder` with the embedded store, rows of the shared
    * database with PostgreSQL (which ignores `folder`).

@@ -8,7 +8,8 @@
  * - sandbox `POST /v1/tts` through a `sprachrohr serve` process on each store: sequential
  *   latency and wrk throughput (test/bench/tts-http.bench.ts), and the ratio;
  * - the SQL statements one request sends to PostgreSQL (sandbox and live synthesis, a job, a
- *   usage report), counted on the driver in a server started in this process.
+ *   usage report), counted on the driver in a server started in this process, and those of a
+ *   live phone call's metering (at its start, each minute, at its end).
  * Run: npm run bench:store
  */
 import { randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { openKeyStore, startServer } from '../../src/server.js';
+import { CallMeter, type CallAllowance } from '../../src/metering/call-meter.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -46,6 +48,20 @@ async function timed(operation: (i: number) => Promise<unknown>): Promise<{ p50U
   return { p50Us: Math.round(percentile(samples, 50)), p99Us: Math.round(percentile(samples, 99)) };
 }
 
+/** Gives the default account a credit no benchmark uses up, so that every ledger write draws from it. */
+async function giveCredit(store: Store): Promise<void> {
+  await store.entitlements.insert({
+    accountId: 'acct_default',
+    kind: 'credit',
+    direction: 'any',
+    grantedSeconds: null,
+    grantedCredits: 1e12,
+    validUntil: null,
+    enforcement: 'soft',
+    createdAt: new Date().toISOString(),
+  });
+}
+
 /** Key lookup and ledger write costs on `store`, with 1,000 keys and an account with a credit. */
 async function storeCosts(store: Store) {
   for (let i = 0; i < 1000; i++) {
@@ -62,16 +78,7 @@ async function storeCosts(store: Store) {
       replacedBy: null,
     });
   }
-  await store.entitlements.insert({
-    accountId: 'acct_default',
-    kind: 'credit',
-    direction: 'any',
-    grantedSeconds: null,
-    grantedCredits: 1e12,
-    validUntil: null,
-    enforcement: 'soft',
-    createdAt: new Date().toISOString(),
-  });
+  await giveCredit(store);
   const lookup = await timed((i) => store.keys.findByFingerprint(`fp_${Math.abs(i) % 1000}`));
   const ledger = await timed((i) =>
     store.usage.record(
@@ -139,6 +146,36 @@ async function statementsPerRequest(url: string) {
   }
 }
 
+/**
+ * Statements one live phone call sends to PostgreSQL through the call metering the telephony
+ * side runs (src/telephony/call/call-allowance.ts): its account's entitlements when it starts,
+ * once a minute while it lasts, and its ledger entries (one per direction) when it ends. A call
+ * has no key, so no lookup or limit.
+ */
+async function statementsPerCall(url: string) {
+  const store = await PostgresStore.open(url);
+  try {
+    // A live account on credit, as storeCosts has it: its ledger entries draw from the credit.
+    await giveCredit(store);
+    const meter = new CallMeter({ accounts: store.accounts, entitlements: store.entitlements, usage: store.usage, rates: { tts: 1, stt: 1 } });
+    const counted = async (work: () => Promise<unknown>): Promise<number> => {
+      const before = statements;
+      await work();
+      return statements - before;
+    };
+    let allowance: CallAllowance | null = null;
+    const start = await counted(async () => {
+      allowance = await meter.open({ callId: 'bench-call', routeNumber: '+41440000000', account: undefined, synthetic: false });
+      await allowance.check({ ttsSeconds: 0, sttSeconds: 0 });
+    });
+    const minute = await counted(() => allowance!.check({ ttsSeconds: 20, sttSeconds: 15 }));
+    const end = await counted(() => allowance!.finish({ ttsSeconds: 40, sttSeconds: 30 }));
+    return { atStart: start, perMinute: minute, atEnd: end };
+  } finally {
+    await store.close();
+  }
+}
+
 const postgres = await startPostgres({ durable: true });
 try {
   const sqliteFolder = `/tmp/sprachrohr-store-bench-${process.pid}`;
@@ -149,6 +186,7 @@ try {
   const postgresCosts = await storeCosts(pg);
   await pg.close();
   const perRequest = await statementsPerRequest(await postgres.createDatabase('count'));
+  const perCall = await statementsPerCall(await postgres.createDatabase('calls'));
   const embeddedHttp = await benchTtsHttp();
   const sharedHttp = await benchTtsHttp({ SPRACHROHR_DATABASE_URL: await postgres.createDatabase('http'), SPRACHROHR_KEY_SECRET: KEY_SECRET });
   console.log(
@@ -158,6 +196,7 @@ try {
         sqlite: sqliteCosts,
         postgres: postgresCosts,
         postgresStatementsPerRequest: perRequest,
+        postgresStatementsPerLiveCall: perCall,
         ttsHttp: {
           sqlite: { sequential: embeddedHttp.sequential, load: embeddedHttp.load },
           postgres: { sequential: sharedHttp.sequential, load: sharedHttp.load },

@@ -40,7 +40,7 @@ export function registerSttRoutes(app: FastifyInstance, services: AppServices): 
       try {
         const decoded = await decodeRecording(audio);
         // The recording's length is known once decoded: one that would overdraw is refused unheard.
-        budget.assertRoom(decoded.durationSeconds);
+        await budget.ensureRoom(decoded.durationSeconds);
         result = sandbox
           ? await recognizeBatch(services.engines.sandbox.stt, decoded, plan, request.abortSignal)
           : await recognizeLive(services.engines.live.stt, decoded, plan, request.abortSignal);

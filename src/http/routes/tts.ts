@@ -55,8 +55,11 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
       const budget = await services.meter.lease(principal, 'tts', 'tts', request.id);
       let outcome: SynthesisOutcome;
       try {
-        // Refused before any synthesis when even the shortest reading would overdraw the budget.
-        budget.assertRoom(shortestSpeechSeconds(plan.speech.document, plan.speed));
+        // Refused before any synthesis when even the shortest reading would overdraw the budget;
+        // with a shared store, room is claimed for a slow reading (three times the shortest), as
+        // a fast engine may draw it all before a claim in the background comes back.
+        const shortest = shortestSpeechSeconds(plan.speech.document, plan.speed);
+        await budget.ensureRoom(shortest, Math.min(LIMITS.ttsMaxAudioSeconds, 3 * shortest + 30));
         outcome = await synthesizeBatch({ engine, dialect: services.engines.dialect }, plan, request.abortSignal, (seconds) => {
           if (seconds > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`more than ${LIMITS.ttsMaxAudioSeconds} s`);
           budget.drawTo(seconds);

@@ -1,0 +1,151 @@
+/**
+ * Daily budgets across instances, against a real PostgreSQL (a cluster the test makes on a
+ * loopback port): two instances (each a store and a usage meter of its own, as two `serve`
+ * processes have) under one key never draw more than its budget together, because each
+ * draws only within what it has claimed and claims are granted against the ledger and every
+ * live instance's claims.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../../src/auth/authenticate.js';
+import { UsageMeter } from '../../../src/metering/usage-meter.js';
+import { PostgresStore } from '../../../src/store/postgres-store.js';
+import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+
+const missing = postgresMissing();
+if (missing) console.warn(`PostgreSQL budget claim tests skipped: ${missing}`);
+
+let server: PostgresRun | null = null;
+let databases = 0;
+
+async function freshDatabase(): Promise<string> {
+  server ??= await startPostgres();
+  return server.createDatabase(`claims_${process.pid}_${databases++}`);
+}
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const KEY: Principal = { keyId: 'key_shared', accountId: 'acct_default', environment: 'live', keyStatus: null };
+const DAY = new Date().toISOString().slice(0, 10);
+
+/** An instance: its own store (pool and instance lock) and meter, with a live budget of `budget` seconds. */
+async function instance(url: string, budget: number) {
+  const store = await PostgresStore.open(url);
+  const meter = new UsageMeter({
+    usage: store.usage,
+    entitlements: store.entitlements,
+    budgets: { live: budget, sandbox: budget },
+    rates: { tts: 1, stt: 1 },
+    claims: store.budgetClaims,
+  });
+  return { store, meter };
+}
+
+/** What `draw` throws. */
+function refusal(draw: () => void): unknown {
+  try {
+    draw();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the draw was not refused');
+}
+
+describe.skipIf(missing)('daily budgets shared by instances', () => {
+  it('grants claims at once from two instances within the budget, not more', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
+    try {
+      const slot = { keyId: 'key_k', day: DAY, direction: 'tts' as const };
+      const granted = await Promise.all(Array.from({ length: 12 }, (_, n) => (n % 2 ? a : b).budgetClaims.grow(slot, 100, 30)));
+      expect(granted.reduce((sum, seconds) => sum + seconds, 0)).toBeCloseTo(100, 6);
+      const heldBy = (odd: boolean) => granted.filter((_, n) => n % 2 === (odd ? 1 : 0)).reduce((sum, seconds) => sum + seconds, 0);
+      await a.budgetClaims.shrink([{ slot, seconds: heldBy(true) }]);
+      await b.budgetClaims.shrink([{ slot, seconds: heldBy(false) }]);
+      // The ledger counts too: recorded audio leaves less to claim.
+      await a.usage.record(
+        {
+          requestId: 'req_1',
+          accountId: 'acct_default',
+          keyId: 'key_k',
+          environment: 'live',
+          direction: 'tts',
+          mode: 'batch',
+          recordedAt: new Date().toISOString(),
+          audioSeconds: 25,
+        },
+        { tts: 1, stt: 1 },
+      );
+      expect(await a.budgetClaims.grow(slot, 100, 30)).toBeCloseTo(30, 6);
+      expect(await b.budgetClaims.grow(slot, 100, 100)).toBeCloseTo(45, 6);
+      expect(await b.budgetClaims.grow(slot, 100, 100)).toBe(0);
+      // Another direction: a budget of its own.
+      expect(await b.budgetClaims.grow({ ...slot, direction: 'stt' }, 100, 30)).toBe(30);
+      // The claims of an instance that is gone do not count.
+      await a.close();
+      expect(await b.budgetClaims.grow(slot, 100, 100)).toBeCloseTo(30, 6);
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+    }
+  });
+
+  it('lets two instances under one key draw no more than its day budget together', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([instance(url, 100), instance(url, 100)]);
+    try {
+      const first = await a.meter.lease(KEY, 'tts', 'tts', 'req_a');
+      first.drawTo(50);
+      // The first instance claimed more as it drew (in the background): wait for it to land.
+      await expect.poll(() => first.available).toBeCloseTo(50, 6);
+      // The second instance finds nothing left to claim: refused as over the day's budget.
+      await expect(b.meter.lease(KEY, 'tts', 'tts', 'req_b')).rejects.toMatchObject({ code: 'tts.rate_limited' });
+      first.drawTo(100);
+      expect(refusal(() => first.drawTo(100.5))).toMatchObject({ code: 'tts.rate_limited', detail: expect.stringMatching(/daily audio budget/) });
+      await first.commit({ mode: 'batch' });
+      // All of it is in the ledger now: still nothing for either instance.
+      await expect(b.meter.lease(KEY, 'tts', 'tts', 'req_c')).rejects.toMatchObject({ code: 'tts.rate_limited' });
+      await expect(a.meter.lease(KEY, 'tts', 'tts', 'req_d')).rejects.toMatchObject({ code: 'tts.rate_limited' });
+      expect((await a.store.usage.dayTotals(KEY.keyId, DAY, 'tts')).audioSeconds).toBe(100);
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
+  });
+
+  it('shares a budget between work running on both instances at once', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([instance(url, 300), instance(url, 300)]);
+    try {
+      // Each instance runs requests of 10 s, drawn a second at a time, until refused.
+      const run = async (meter: UsageMeter, name: string): Promise<number> => {
+        let billed = 0;
+        for (let n = 0; ; n++) {
+          const lease = await meter.lease(KEY, 'tts', 'tts', `${name}_${n}`).catch(() => null);
+          if (!lease) return billed;
+          let drawn = 0;
+          try {
+            for (let second = 1; second <= 10; second++) {
+              lease.drawTo(second);
+              drawn = second;
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          } catch {
+            // Refused midway: what was drawn is billed, as a request cut off by its budget is.
+          }
+          await lease.commit({ mode: 'batch' }, drawn);
+          billed += drawn;
+          if (drawn < 10) return billed;
+        }
+      };
+      const [fromA, fromB] = await Promise.all([run(a.meter, 'a'), run(b.meter, 'b')]);
+      const recorded = (await a.store.usage.dayTotals(KEY.keyId, DAY, 'tts')).audioSeconds;
+      expect(recorded).toBe(fromA + fromB);
+      expect(recorded).toBeLessThanOrEqual(300);
+      // Both instances got work done: the budget is shared, not taken by the first.
+      expect(fromA).toBeGreaterThan(0);
+      expect(fromB).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
+  }, 30_000);
+});
