@@ -19,7 +19,7 @@ export interface LeaseOwner {
   claimLeft(lease: BudgetLease): number;
   /** Claims (waiting for the shared store) until `seconds` more fit in this instance's claim, as far as the budget allows. */
   claimFor(lease: BudgetLease, seconds: number): Promise<void>;
-  /** The lease drew: more is claimed in the background when little is left. */
+  /** The lease drew, or was refused a draw: more is claimed in the background when little is left. */
   drew(lease: BudgetLease): void;
 }
 
@@ -178,6 +178,8 @@ export class BudgetLease {
   }
 
   private exhausted(wanted: number): ApiError {
+    // Perhaps only this instance's claim ran out: the owner claims more for the next draw.
+    this.owner.drew(this);
     const left = Math.floor(this.available);
     return ApiError.of(
       this.family,

@@ -11,10 +11,19 @@ import type { BudgetClaims, BudgetSlot } from '../store/budget-claims.js';
 export const CLAIM_CHUNK_SECONDS = 60;
 /** Below this much claimed and not drawn, more is claimed in the background. */
 const LOW_WATER_SECONDS = 30;
-/** A key's claim is given back after this long without work in progress. */
-const IDLE_RETURN_MS = 5000;
-/** How often what the ledger now holds is taken off the claims in the database. */
-const SHRINK_EVERY_MS = 1000;
+/** How long draws do not ask for more after the budget granted less than asked. */
+const SPENT_PAUSE_MS = 1000;
+
+/** When claims go back to the database (tests shorten them). */
+export interface ClaimTiming {
+  /** A key's claim is given back after this long without work in progress. */
+  readonly idleReturnMs: number;
+  /** How often what the ledger now holds is taken off the claims in the database. */
+  readonly shrinkEveryMs: number;
+}
+
+/** Five seconds idle, returns gathered for a second. */
+export const CLAIM_TIMING: ClaimTiming = { idleReturnMs: 5000, shrinkEveryMs: 1000 };
 
 interface SlotClaim {
   readonly slot: BudgetSlot;
@@ -25,6 +34,8 @@ interface SlotClaim {
   toReturn: number;
   growing: Promise<void> | null;
   idle: NodeJS.Timeout | null;
+  /** After a grow that got less than it asked for, draws do not ask again before this (`performance.now()`). */
+  spentUntil: number;
 }
 
 /** The claims of one instance, by budget slot. */
@@ -32,7 +43,10 @@ export class InstanceClaims {
   private readonly slots = new Map<string, SlotClaim>();
   private shrinker: NodeJS.Timeout | null = null;
 
-  constructor(private readonly claims: BudgetClaims) {}
+  constructor(
+    private readonly claims: BudgetClaims,
+    private readonly timing: ClaimTiming = CLAIM_TIMING,
+  ) {}
 
   /** Seconds claimed for `slot` beyond `drawn`, what its open leases have drawn together. */
   left(slot: BudgetSlot, drawn: number): number {
@@ -57,9 +71,9 @@ export class InstanceClaims {
   }
 
   /** Claims more in the background when little is left beyond `drawn`. */
-  topUp(slot: BudgetSlot, drawn: number): void {
-    const claim = this.slots.get(nameOf(slot));
-    if (!claim || claim.growing || claim.claimed - drawn >= LOW_WATER_SECONDS) return;
+  topUp(slot: BudgetSlot, limit: number, drawn: number): void {
+    const claim = this.claimOf(slot, limit);
+    if (claim.growing || claim.claimed - drawn >= LOW_WATER_SECONDS || performance.now() < claim.spentUntil) return;
     // A failed top-up is tried again at the next draw; the leases draw within what is claimed meanwhile.
     void this.grow(claim, CLAIM_CHUNK_SECONDS).catch(() => undefined);
   }
@@ -93,13 +107,13 @@ export class InstanceClaims {
       if (claim.growing) return;
       this.giveBack(claim, claim.claimed);
       claim.claimed = 0;
-    }, IDLE_RETURN_MS).unref();
+    }, this.timing.idleReturnMs).unref();
   }
 
   private claimOf(slot: BudgetSlot, limit: number): SlotClaim {
     const name = nameOf(slot);
     let claim = this.slots.get(name);
-    if (!claim) this.slots.set(name, (claim = { slot, limit, claimed: 0, toReturn: 0, growing: null, idle: null }));
+    if (!claim) this.slots.set(name, (claim = { slot, limit, claimed: 0, toReturn: 0, growing: null, idle: null, spentUntil: 0 }));
     return claim;
   }
 
@@ -108,6 +122,8 @@ export class InstanceClaims {
       .grow(claim.slot, claim.limit, wanted)
       .then((granted) => {
         claim.claimed += granted;
+        // The budget is nearly spent: a lease drawing every frame must not ask every frame.
+        if (granted < wanted) claim.spentUntil = performance.now() + SPENT_PAUSE_MS;
       })
       .finally(() => {
         claim.growing = null;
@@ -122,7 +138,7 @@ export class InstanceClaims {
     const current = this.slots.get(name) ?? claim;
     this.slots.set(name, current);
     current.toReturn += seconds;
-    this.shrinker ??= setTimeout(() => void this.sendReturns(), SHRINK_EVERY_MS).unref();
+    this.shrinker ??= setTimeout(() => void this.sendReturns(), this.timing.shrinkEveryMs).unref();
   }
 
   private async sendReturns(): Promise<void> {

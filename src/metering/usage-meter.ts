@@ -5,7 +5,7 @@ import type { CreditRates, EntitlementNotice, EntitlementRecord, EntitlementRepo
 import type { UsageWindow } from '../usage/usage-window.js';
 import type { BudgetClaims, BudgetSlot } from '../store/budget-claims.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
-import { CLAIM_CHUNK_SECONDS, InstanceClaims } from './instance-claims.js';
+import { CLAIM_CHUNK_SECONDS, InstanceClaims, type ClaimTiming } from './instance-claims.js';
 
 /** Daily audio budgets per key, in audio seconds. */
 export interface DailyBudgets {
@@ -44,6 +44,8 @@ export interface UsageMeterOptions {
   readonly recheckMs?: number;
   /** Where this instance claims parts of the keys' budgets, when instances share the store; absent or null: this process is the only one. */
   readonly claims?: BudgetClaims | null;
+  /** When claims go back (tests shorten it). */
+  readonly claimTiming?: ClaimTiming;
 }
 
 /** How often work that is not cut at its cap (credit) is checked again: long sessions end within this once the credit is gone. */
@@ -78,7 +80,7 @@ export class UsageMeter implements LeaseOwner {
     this.entitlements = options.entitlements;
     this.budgets = options.budgets;
     this.now = options.now ?? (() => new Date());
-    this.claims = options.claims ? new InstanceClaims(options.claims) : null;
+    this.claims = options.claims ? new InstanceClaims(options.claims, options.claimTiming) : null;
   }
 
   /** Today's use of a key in one direction (recorded work; work in progress is not counted). */
@@ -191,7 +193,7 @@ export class UsageMeter implements LeaseOwner {
   /** {@inheritDoc LeaseOwner.drew} */
   drew(lease: BudgetLease): void {
     const budgetSlot = this.slots.get(lease);
-    if (this.claims && budgetSlot) this.claims.topUp(budgetSlot, this.drawnInSlot(lease));
+    if (this.claims && budgetSlot) this.claims.topUp(budgetSlot, lease.limit, this.drawnInSlot(lease));
   }
 
   /** What the open leases of the lease's key and direction have drawn together. */

@@ -38,18 +38,20 @@ async function instance(url: string, budget: number) {
     budgets: { live: budget, sandbox: budget },
     rates: { tts: 1, stt: 1 },
     claims: store.budgetClaims,
+    claimTiming: { idleReturnMs: 200, shrinkEveryMs: 50 },
   });
   return { store, meter };
 }
 
-/** What `draw` throws. */
-function refusal(draw: () => void): unknown {
+/** What `draw` throws; when it throws nothing, null where `mustThrow` is false. */
+function refusal(draw: () => void, mustThrow = true): unknown {
   try {
     draw();
   } catch (error) {
     return error;
   }
-  throw new Error('the draw was not refused');
+  if (mustThrow) throw new Error('the draw was not refused');
+  return null;
 }
 
 describe.skipIf(missing)('daily budgets shared by instances', () => {
@@ -107,6 +109,40 @@ describe.skipIf(missing)('daily budgets shared by instances', () => {
       await expect(b.meter.lease(KEY, 'tts', 'tts', 'req_c')).rejects.toMatchObject({ code: 'tts.rate_limited' });
       await expect(a.meter.lease(KEY, 'tts', 'tts', 'req_d')).rejects.toMatchObject({ code: 'tts.rate_limited' });
       expect((await a.store.usage.dayTotals(KEY.keyId, DAY, 'tts')).audioSeconds).toBe(100);
+    } finally {
+      await Promise.all([a.store.close(), b.store.close()]);
+    }
+  });
+
+  it('gives a claim back once a key has no work in progress, so the other instance may use it', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([instance(url, 100), instance(url, 100)]);
+    try {
+      // The first instance holds 60 s of the 100 while its lease is open.
+      const first = await a.meter.lease(KEY, 'tts', 'tts', 'req_a');
+      first.drawTo(5);
+      const second = await b.meter.lease(KEY, 'tts', 'tts', 'req_b');
+      expect(second.available).toBeCloseTo(40, 6);
+      second.release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await first.commit({ mode: 'batch' });
+      // Its 5 s are in the ledger; the other 55 come back once the key is idle on it, and the
+      // other instance's lease, claiming more as it draws, gets to the whole 95 left.
+      const later = await b.meter.lease(KEY, 'tts', 'tts', 'req_c');
+      let drawn = 0;
+      await expect
+        .poll(
+          async () => {
+            if (refusal(() => later.drawTo(drawn + 5), false) === null) drawn += 5;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return drawn;
+          },
+          { timeout: 10_000, interval: 1 },
+        )
+        .toBe(95);
+      expect(refusal(() => later.drawTo(95.5))).toMatchObject({ code: 'tts.rate_limited' });
+      await later.commit({ mode: 'batch' });
+      expect((await b.store.usage.dayTotals(KEY.keyId, DAY, 'tts')).audioSeconds).toBe(100);
     } finally {
       await Promise.all([a.store.close(), b.store.close()]);
     }
