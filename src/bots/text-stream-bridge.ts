@@ -93,7 +93,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
     };
     const onSpeech = (): void => {
       if (transferring) return;
-      send({ type: 'speech.started', at_ms: Math.round(performance.now() - startedAt) });
+      send({ type: 'speech_started', at_ms: Math.round(performance.now() - startedAt) });
     };
 
     /** Stops the say being said and drops the queued ones (each gets its say.done). */

@@ -315,14 +315,14 @@ describe('a text bot', () => {
     expect(seen.find((message) => message['type'] === 'error' && message['code'] === 'invalid_say')!['detail']).toMatch(/nobody/);
     const done = seen.filter((message) => message['type'] === 'say.done');
     expect(done.map((message) => message['id'])).toEqual(['bad-voice', 'hello', 'echo']);
-    // The caller spoke over the greeting: speech.started came, and the greeting was cut short.
-    expect(types.indexOf('speech.started')).toBeGreaterThan(0);
+    // The caller spoke over the greeting: speech_started came, and the greeting was cut short.
+    expect(types.indexOf('speech_started')).toBeGreaterThan(0);
     expect(done[1]).toMatchObject({ interrupted: true });
     expect(done[1]!['played_seconds']).toBeLessThan(3);
     expect(done[2]).toMatchObject({ interrupted: false });
     expect(done[2]!['played_seconds']).toBeGreaterThan(1);
     // Transcripts: partials while the caller spoke, then the final with its words.
-    expect(types.indexOf('transcript.partial')).toBeGreaterThan(types.indexOf('speech.started'));
+    expect(types.indexOf('transcript.partial')).toBeGreaterThan(types.indexOf('speech_started'));
     const final = seen.find((message) => message['type'] === 'transcript.final')!;
     expect(String(final['text']).length).toBeGreaterThan(0);
     expect(final['lang']).toBe('en');
