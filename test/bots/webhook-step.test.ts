@@ -4,7 +4,7 @@
  * and a transfer, a listen, a hand-over to another bot); an empty answer gives the call back
  * to the dialplan; a bot that is down, slow, answers an error or nonsense leads to the fallback
  * with the call kept (on_fail) or ended politely; the bot hears when the call ends. Turns are
- * POSTed unless the step says PUT.
+ * POSTed unless the step says PUT, and one call's turns share one kept-alive connection.
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -140,6 +140,19 @@ describe('a webhook bot', () => {
       ['PUT', 'turn', true],
     ]);
     expect(received[1]!.body.turn).toMatchObject({ type: 'speech', transcript: 'hello' });
+  });
+
+  it("keeps one connection for all of a call's turns", async () => {
+    const { url, received, server } = await bot((entry, response) =>
+      json(response, entry.body.event === 'start' || received.length < 4 ? [{ say: { text: 'Go on.' } }, { listen: { timeout_ms: 2000 } }] : []),
+    );
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const { out } = await simulate(webhookStep(url), ['one', 'two', 'three']);
+    expect(out).toEqual(['< Go on.', '< Go on.', '< Go on.', '-> hangup']);
+    // start and three turns, each answered before the next was sent, over the first connection.
+    expect(received.map((entry) => entry.body.event)).toEqual(['start', 'turn', 'turn', 'turn']);
+    expect(connections).toBe(1);
   });
 
   it('says the filler while a slow bot thinks, and goes on with its answer', async () => {
