@@ -19,8 +19,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { capturedLogger } from '../helpers/captured-logger.js';
-import { RtpCaller } from '../helpers/rtp-caller.js';
-import { assertSippPassed, freePort, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
+import { callWithMedia, RtpCaller } from '../helpers/rtp-caller.js';
+import { assertSippPassed, freePort, removeSippRuns, requireSipp } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 import { dtmfPackets, readRtpPcap, writeSippCaptures, type RtpPacket } from './sipp/make-pcap.js';
 
@@ -112,14 +112,11 @@ afterAll(async () => {
   await removeSippRuns();
 });
 
-function call(number: string, caller: RtpCaller, gatewayHangsUp: boolean, holdMs = 8000) {
-  return runSipp({
-    scenario: sippScenario(gatewayHangsUp ? 'stream-call-hungup.xml' : 'stream-call.xml'),
-    target: `127.0.0.1:${telephony.service.endpoint.ports.udp}`,
-    service: number,
-    timeoutMs: 30_000,
-    variables: { payloads: '0 101', rtp_port: String(caller.port), hold_ms: String(holdMs) },
-  });
+/** How a call ends: the caller hangs up after `holdMs`, or the gateway hangs up. */
+const SCENARIOS = { caller: 'stream-call.xml', gateway: 'stream-call-hungup.xml' } as const;
+
+function call(number: string, caller: RtpCaller, ends: keyof typeof SCENARIOS, holdMs = 8000) {
+  return callWithMedia(`127.0.0.1:${telephony.service.endpoint.ports.udp}`, number, caller, SCENARIOS[ends], holdMs);
 }
 
 /** The capture's speech, then key 5, as one stream of packets. */
@@ -151,7 +148,7 @@ describe('a bot written for Twilio Media Streams', () => {
     });
     const caller = await RtpCaller.open();
     try {
-      const sipp = call('twilio', caller, false, 9000);
+      const sipp = call('twilio', caller, 'caller', 9000);
       await caller.firstPacket();
       await caller.play(speechThenKey());
       assertSippPassed(await sipp);
@@ -255,7 +252,7 @@ describe('a bot that sends audio faster than real time', () => {
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      assertSippPassed(await call('flood', caller, false, 3000));
+      assertSippPassed(await call('flood', caller, 'caller', 3000));
     } finally {
       caller.close();
     }
@@ -294,7 +291,7 @@ describe('a text bot', () => {
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      const sipp = call('textbot', caller, true);
+      const sipp = call('textbot', caller, 'gateway');
       await caller.firstPacket();
       await caller.play(speech);
       assertSippPassed(await sipp);
@@ -353,7 +350,7 @@ describe('a bot that fails leads to the fallback and on_fail, with the call kept
       const before = logs.length;
       const caller = await RtpCaller.open();
       try {
-        assertSippPassed(await call(number, caller, true));
+        assertSippPassed(await call(number, caller, 'gateway'));
       } finally {
         caller.close();
       }
@@ -375,7 +372,7 @@ describe('a bot that fails leads to the fallback and on_fail, with the call kept
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      assertSippPassed(await call('done', caller, true));
+      assertSippPassed(await call('done', caller, 'gateway'));
     } finally {
       caller.close();
     }
