@@ -44,6 +44,15 @@ export interface TextStreamCall {
 type Say = Extract<TextIn, { type: 'say' }>;
 type Task = Say | Extract<TextIn, { type: 'transfer' }> | Extract<TextIn, { type: 'hangup' }>;
 
+/**
+ * The say being said, whether clear or a transfer stopped it, and the queued says dropped
+ * meanwhile: their say.done follows its own, so that the bot gets them in the order it sent.
+ */
+interface Speaking {
+  stopped: boolean;
+  readonly dropped: Say[];
+}
+
 /** How long a bridged transfer rings before it counts as not answered (the transfer step's default). */
 const TRANSFER_RING_MS = 30_000;
 
@@ -55,8 +64,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
   const ended = AbortSignal.any([signal, stream.signal]);
   const tasks: Task[] = [];
   let working = false;
-  /** The say being said, and whether clear or a transfer stopped it. */
-  let current: { stopped: boolean } | null = null;
+  let current: Speaking | null = null;
   // During a transfer the caller talks to a person, not to the bot: nothing is recognised.
   let transferring = false;
   let closedByBot = false;
@@ -96,20 +104,26 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
       send({ type: 'speech_started', at_ms: Math.round(performance.now() - startedAt) });
     };
 
-    /** Stops the say being said and drops the queued ones (each gets its say.done). */
+    /** Each of `says` was dropped before it was said. */
+    const dropped = (says: readonly Say[]): void => {
+      for (const task of says) send({ type: 'say.done', id: task.id ?? null, interrupted: true, played_seconds: 0 });
+    };
+
+    /** Stops the say being said and drops the queued ones (each gets its say.done, after the one being said). */
     const clear = (): void => {
+      const says: Say[] = [];
       for (const task of tasks.splice(0)) {
-        if (task.type === 'say') send({ type: 'say.done', id: task.id ?? null, interrupted: true, played_seconds: 0 });
+        if (task.type === 'say') says.push(task);
         else tasks.push(task);
       }
-      if (current) {
-        current.stopped = true;
-        media.stopPlayback();
-      }
+      if (!current) return dropped(says);
+      current.dropped.push(...says);
+      current.stopped = true;
+      media.stopPlayback();
     };
 
     const say = async (task: Say): Promise<void> => {
-      const spoken = { stopped: false };
+      const spoken: Speaking = { stopped: false, dropped: [] };
       current = spoken;
       try {
         const voice = task.language === undefined ? call.voice : { language: task.language, voice: call.voice.voice };
@@ -134,6 +148,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
         send({ type: 'say.done', id: task.id ?? null, interrupted: false, played_seconds: 0 });
       } finally {
         current = null;
+        dropped(spoken.dropped);
       }
     };
 

@@ -7,7 +7,8 @@
  *   the caller's socket at the pace of the call, its marks come back once that audio has been
  *   played, and clear stops playback within a frame;
  * - a text bot hears the caller as transcripts, answers with text the caller hears, is told of
- *   barge-in and of bad messages, and hangs up;
+ *   barge-in and of bad messages, and hangs up; its clear stops a long say within a frame or
+ *   two;
  * - a bot that is down, slow, refuses the WebSocket or drops it mid-call leads to the spoken
  *   fallback and the step's on_fail, with the call kept; one that closes normally lets the
  *   dialplan go on.
@@ -19,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { capturedLogger } from '../helpers/captured-logger.js';
+import { eventually } from '../helpers/eventually.js';
 import { callWithMedia, RtpCaller } from '../helpers/rtp-caller.js';
 import { assertSippPassed, freePort, removeSippRuns, requireSipp } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
@@ -57,6 +59,11 @@ const next = (seen: Message[], when: (message: Message) => boolean, timeoutMs = 
     look();
   });
 const send = (socket: WebSocket, message: object): void => socket.send(JSON.stringify(message));
+/** Some twenty seconds of eSpeak NG: what a clear or a transfer cuts short. */
+const LONG_SAY =
+  'Thank you for calling. Please listen carefully, as our options have changed. Our opening hours are Monday to Friday ' +
+  'from eight in the morning to six in the evening, and Saturday from nine to noon. For questions about your bill, ' +
+  'please have your customer number ready. We are sorry for the wait and will be with you shortly.';
 
 beforeAll(async () => {
   await requireSipp();
@@ -85,6 +92,7 @@ beforeAll(async () => {
     'name: streams\nroutes:\n' +
       route('twilio', 'en', `{ url: "${bot}/twilio", parameters: { caller: "{{caller}}", team: support } }`) +
       route('textbot', 'en', `{ url: "${bot}/text", mode: text }`) +
+      route('textclear', 'en', `{ url: "${bot}/textclear", mode: text }`) +
       route('down', 'en', `{ url: "ws://127.0.0.1:${down}/x", on_fail: sorry }`, onFail) +
       route('refused', 'en', `{ url: "ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/x", on_fail: sorry }`, onFail) +
       route('slow', 'en', `{ url: "ws://127.0.0.1:${(silent.address() as AddressInfo).port}/x", connect_timeout_ms: 500, on_fail: sorry }`, onFail) +
@@ -332,6 +340,48 @@ describe('a text bot', () => {
     expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
     expect(seen.at(-1)).toMatchObject({ type: 'closed', code: 1000 });
     expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'done talking' });
+  });
+});
+
+describe('a text bot that clears', () => {
+  it('clear stops a long say within a frame or two; each say gets its say.done, in order', { timeout: 40_000 }, async () => {
+    const caller = await RtpCaller.open();
+    let clearSent = 0;
+    behaviours.set('textclear', (socket, seen) => {
+      void (async () => {
+        await next(seen, (message) => message['type'] === 'session.start');
+        send(socket, { type: 'say', text: LONG_SAY, id: 'long', barge_in: false });
+        send(socket, { type: 'say', text: 'This is never said.', id: 'queued' });
+        // A second of the long say has reached the caller.
+        await eventually(() => caller.voiced().length >= 50, 20_000, 'the long say');
+        clearSent = performance.now();
+        send(socket, { type: 'clear' });
+        await next(seen, (message) => message['type'] === 'say.done' && message['id'] === 'queued');
+        send(socket, { type: 'hangup', reason: 'cleared' });
+      })();
+    });
+    const before = logs.length;
+    try {
+      assertSippPassed(await call('textclear', caller, 'gateway'));
+    } finally {
+      caller.close();
+    }
+    expect(clearSent).toBeGreaterThan(0);
+    // The say was being heard until clear, and no more than two frames of it came after.
+    expect(caller.voiced(clearSent - 1000).length).toBeGreaterThan(10);
+    expect(caller.voiced(clearSent).length).toBeLessThanOrEqual(2);
+    const seen = conversations.get('textclear')!;
+    const done = seen.filter((message) => message['type'] === 'say.done');
+    expect(done).toEqual([
+      expect.objectContaining({ id: 'long', interrupted: true }),
+      expect.objectContaining({ id: 'queued', interrupted: true, played_seconds: 0 }),
+    ]);
+    expect(done[0]!['played_seconds']).toBeGreaterThan(0.9);
+    expect(done[0]!['played_seconds']).toBeLessThan(10);
+    expect(done[0]!.at).toBeGreaterThan(clearSent);
+    expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
+    expect(seen.at(-1)).toMatchObject({ type: 'closed', code: 1000 });
+    expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'cleared' });
   });
 });
 
