@@ -152,10 +152,12 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
       }
     };
 
+    /** Runs a transfer; true when the call is over (transferred, or the caller hung up meanwhile). */
     const transfer = async (task: Extract<Task, { type: 'transfer' }>): Promise<boolean> => {
       transferring = true;
+      let outcome: TransferOutcome;
       try {
-        const outcome = await call.transfer({
+        outcome = await call.transfer({
           target: task.target,
           mode: task.mode ?? 'auto',
           diversion: false,
@@ -163,16 +165,20 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
           ringTimeoutMs: TRANSFER_RING_MS,
           waiting: 'ringback',
         });
-        if (outcome.result === 'transferred' || outcome.result === 'bridged') {
-          end('transferred');
-          finish({ result: 'ended', reason: `transferred to ${task.target}` });
-          return true;
-        }
-        send({ type: 'transfer.result', result: outcome.result, status: outcome.status });
-        return false;
       } finally {
         transferring = false;
       }
+      if (outcome.result === 'transferred' || outcome.result === 'bridged') {
+        end('transferred');
+        finish({ result: 'ended', reason: `transferred to ${task.target}` });
+        return true;
+      }
+      if (signal.aborted) {
+        onCallEnded();
+        return true;
+      }
+      send({ type: 'transfer.result', result: outcome.result, status: outcome.status });
+      return false;
     };
 
     /** Works through what the bot asked for, in order. */
@@ -226,6 +232,9 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
     };
     const onCallEnded = (): void => {
       if (botHungUp) return finish({ result: 'ended', reason: 'the bot hung up' });
+      // A REFER that worked hangs the call up before its outcome is back: the transfer, once it
+      // has its outcome, tells the bot whether the call was transferred or the caller left.
+      if (transferring) return;
       end('hangup');
       finish({ result: 'ended', reason: 'the call ended' });
     };
@@ -254,7 +263,8 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
             send({ type: 'transcript.final', text: event.text.trim(), lang: event.lang, confidence: confidenceOf(event.words), words });
         }
       } catch (error) {
-        if (!done) fail(`the recogniser failed (${(error as Error).message})`);
+        // The end of the call aborts the recogniser: that end is told by the call, not a failure.
+        if (!done && !signal.aborted) fail(`the recogniser failed (${(error as Error).message})`);
       }
     })();
   });

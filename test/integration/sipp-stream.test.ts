@@ -8,7 +8,8 @@
  *   played, and clear stops playback within a frame;
  * - a text bot hears the caller as transcripts, answers with text the caller hears, is told of
  *   barge-in and of bad messages, and hangs up; its clear stops a long say within a frame or
- *   two;
+ *   two, and its transfer stops what is said and REFERs the caller (a declined REFER comes back
+ *   as transfer.result, one that worked ends the session);
  * - a bot that is down, slow, refuses the WebSocket or drops it mid-call leads to the spoken
  *   fallback and the step's on_fail, with the call kept; one that closes normally lets the
  *   dialplan go on.
@@ -93,6 +94,7 @@ beforeAll(async () => {
       route('twilio', 'en', `{ url: "${bot}/twilio", parameters: { caller: "{{caller}}", team: support } }`) +
       route('textbot', 'en', `{ url: "${bot}/text", mode: text }`) +
       route('textclear', 'en', `{ url: "${bot}/textclear", mode: text }`) +
+      route('texttransfer', 'en', `{ url: "${bot}/texttransfer", mode: text }`) +
       route('down', 'en', `{ url: "ws://127.0.0.1:${down}/x", on_fail: sorry }`, onFail) +
       route('refused', 'en', `{ url: "ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/x", on_fail: sorry }`, onFail) +
       route('slow', 'en', `{ url: "ws://127.0.0.1:${(silent.address() as AddressInfo).port}/x", connect_timeout_ms: 500, on_fail: sorry }`, onFail) +
@@ -120,8 +122,8 @@ afterAll(async () => {
   await removeSippRuns();
 });
 
-/** How a call ends: the caller hangs up after `holdMs`, or the gateway hangs up. */
-const SCENARIOS = { caller: 'stream-call.xml', gateway: 'stream-call-hungup.xml' } as const;
+/** How a call ends: the caller hangs up after `holdMs`, the gateway hangs up, or the gateway transfers it by REFER (the first declined). */
+const SCENARIOS = { caller: 'stream-call.xml', gateway: 'stream-call-hungup.xml', refer: 'stream-refer.xml' } as const;
 
 function call(number: string, caller: RtpCaller, ends: keyof typeof SCENARIOS, holdMs = 8000) {
   return callWithMedia(`127.0.0.1:${telephony.service.endpoint.ports.udp}`, number, caller, SCENARIOS[ends], holdMs);
@@ -343,22 +345,32 @@ describe('a text bot', () => {
   });
 });
 
-describe('a text bot that clears', () => {
+/**
+ * The text bot at `name`: it says {@link LONG_SAY} (as `id`, no barge-in), waits until the
+ * caller has received `frames` frames of sound, then goes on with `then`.
+ */
+function saysLong(name: string, caller: RtpCaller, id: string, frames: number, then: (socket: WebSocket, seen: Message[]) => Promise<void>): void {
+  behaviours.set(name, (socket, seen) => {
+    void (async () => {
+      await next(seen, (message) => message['type'] === 'session.start');
+      send(socket, { type: 'say', text: LONG_SAY, id, barge_in: false });
+      await eventually(() => caller.voiced().length >= frames, 20_000, 'the long say');
+      await then(socket, seen);
+    })();
+  });
+}
+
+describe('a text bot that clears and transfers', () => {
   it('clear stops a long say within a frame or two; each say gets its say.done, in order', { timeout: 40_000 }, async () => {
     const caller = await RtpCaller.open();
     let clearSent = 0;
-    behaviours.set('textclear', (socket, seen) => {
-      void (async () => {
-        await next(seen, (message) => message['type'] === 'session.start');
-        send(socket, { type: 'say', text: LONG_SAY, id: 'long', barge_in: false });
-        send(socket, { type: 'say', text: 'This is never said.', id: 'queued' });
-        // A second of the long say has reached the caller.
-        await eventually(() => caller.voiced().length >= 50, 20_000, 'the long say');
-        clearSent = performance.now();
-        send(socket, { type: 'clear' });
-        await next(seen, (message) => message['type'] === 'say.done' && message['id'] === 'queued');
-        send(socket, { type: 'hangup', reason: 'cleared' });
-      })();
+    // A second of the long say has reached the caller; a second say waits behind it.
+    saysLong('textclear', caller, 'long', 50, async (socket, seen) => {
+      send(socket, { type: 'say', text: 'This is never said.', id: 'queued' });
+      clearSent = performance.now();
+      send(socket, { type: 'clear' });
+      await next(seen, (message) => message['type'] === 'say.done' && message['id'] === 'queued');
+      send(socket, { type: 'hangup', reason: 'cleared' });
     });
     const before = logs.length;
     try {
@@ -382,6 +394,48 @@ describe('a text bot that clears', () => {
     expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
     expect(seen.at(-1)).toMatchObject({ type: 'closed', code: 1000 });
     expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'cleared' });
+  });
+
+  it('transfer stops the say and REFERs: a declined one is a transfer.result, one that worked ends the session', { timeout: 40_000 }, async () => {
+    const caller = await RtpCaller.open();
+    let transferSent = 0;
+    saysLong('texttransfer', caller, 'hold', 10, async (socket, seen) => {
+      transferSent = performance.now();
+      send(socket, { type: 'transfer', target: '+41445550111', mode: 'refer' });
+      await next(seen, (message) => message['type'] === 'transfer.result');
+      send(socket, { type: 'transfer', target: '+41445550222', mode: 'refer' });
+    });
+    const before = logs.length;
+    let localPort = 0;
+    try {
+      const result = await call('texttransfer', caller, 'refer');
+      assertSippPassed(result);
+      localPort = result.localPort;
+    } finally {
+      caller.close();
+    }
+    expect(transferSent).toBeGreaterThan(0);
+    // The say stopped when the transfer came (the transfer waits for it to stop).
+    expect(caller.voiced(transferSent).length).toBeLessThanOrEqual(2);
+    const seen = conversations.get('texttransfer')!;
+    const types = seen.map((message) => message['type']);
+    expect(types.filter((type) => type !== 'transcript.partial' && type !== 'transcript.final' && type !== 'speech_started')).toEqual([
+      'session.start',
+      'say.done',
+      'transfer.result',
+      'session.end',
+      'closed',
+    ]);
+    expect(seen.find((message) => message['type'] === 'say.done')).toMatchObject({ id: 'hold', interrupted: true });
+    expect(seen.find((message) => message['type'] === 'transfer.result')).toMatchObject({ result: 'refused', status: 603 });
+    expect(seen.find((message) => message['type'] === 'session.end')).toMatchObject({ reason: 'transferred' });
+    expect(seen.at(-1)).toMatchObject({ code: 1000 });
+    // Two REFERs on the caller's dialog: the first declined, the second done; then the gateway hung up.
+    const refers = logs.slice(before).filter((line) => line['msg'] === 'refer');
+    expect(refers).toEqual([
+      expect.objectContaining({ target: `sip:+41445550111@127.0.0.1:${localPort}`, result: 'refused', status: 603 }),
+      expect.objectContaining({ target: `sip:+41445550222@127.0.0.1:${localPort}`, result: 'transferred' }),
+    ]);
   });
 });
 
