@@ -8,7 +8,7 @@
  * fallback (heard on the caller's own RTP socket) and the step's on_fail, with the call kept.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { callWithMedia, RtpCaller } from '../helpers/rtp-caller.js';
@@ -18,7 +18,15 @@ import { writeSippCaptures, type SippCaptures } from './sipp/make-pcap.js';
 
 let telephony: StartedTelephony;
 let bot: Server;
-const turns: Array<{ event: string; turn?: unknown }> = [];
+/** What the bot was sent (the fields these tests read). */
+interface Turn {
+  readonly event: string;
+  readonly call: { readonly id: string; readonly route: string };
+  readonly turn?: { readonly type: string; readonly choice?: string };
+}
+const turns: Turn[] = [];
+/** The bot's connections each call's requests came over, by call id. */
+const connections = new Map<string, Set<Socket>>();
 let logs: Array<Record<string, unknown>> = [];
 let captures: SippCaptures;
 
@@ -38,12 +46,13 @@ beforeAll(async () => {
     let raw = '';
     request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     request.on('end', () => {
-      const body = JSON.parse(raw) as { event: string; turn?: { type: string; choice?: string } };
+      const body = JSON.parse(raw) as Turn;
       turns.push(body);
-      const failing = FAILING[(body as { call?: { route?: string } }).call?.route ?? ''];
+      connections.set(body.call.id, (connections.get(body.call.id) ?? new Set()).add(request.socket));
+      const failing = FAILING[body.call.route];
       if (failing) return failing(response);
       // The speech route listens until the caller hangs up.
-      const speech = body.event !== 'hangup' && (body as { call?: { route?: string } }).call?.route === 'botspeech';
+      const speech = body.event !== 'hangup' && body.call.route === 'botspeech';
       const actions = speech
         ? [{ listen: { dtmf: false, timeout_ms: 8000, end_silence_ms: 500 } }]
         : body.event === 'start'
@@ -95,6 +104,8 @@ describe('a webhook bot on a real call', () => {
     });
     assertSippPassed(result);
     expect(turns.slice(0, 2)).toMatchObject([{ event: 'start' }, { event: 'turn', turn: { type: 'choice', choice: 'fault', digits: '1' } }]);
+    // Both turns of the call came over one kept-alive connection.
+    expect(connections.get(turns[0]!.call.id)?.size).toBe(1);
     expect(logs.find((line) => line['msg'] === 'refer')).toMatchObject({ result: 'transferred', target: `sip:+41445550111@127.0.0.1:${result.localPort}` });
   });
 
