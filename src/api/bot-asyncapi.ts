@@ -42,7 +42,7 @@ const CHANNELS: Record<Mode, { title: string; description: string; externalDocs?
   text: {
     title: 'text mode: transcripts out, text to speak in',
     description:
-      'The gateway recognises the caller and speaks for the bot: it sends session.start, speech.started when the caller starts ' +
+      'The gateway recognises the caller and speaks for the bot: it sends session.start, speech_started when the caller starts ' +
       'speaking, transcript.partial and transcript.final, dtmf, say.done for each say, transfer.result when a transfer failed, ' +
       'error for a message it could not take, and session.end last. The bot sends say (queued in order), clear, transfer and ' +
       'hangup. Frame names follow the realtime API (transcript.partial, …).',

@@ -6,7 +6,8 @@
  * `media` mode is Twilio's Media Streams protocol (bidirectional, `<Connect><Stream>`), field by
  * field: every value Twilio sends as a string (sequenceNumber, chunk, timestamp) is a string
  * here too, so a bot written for Twilio works unchanged. `text` mode is our own: transcripts
- * out, text to speak in, named like the realtime API's frames (`transcript.partial`, …).
+ * out, text to speak in, named like the realtime API's frames (`transcript.partial`, …), but for
+ * `speech_started`, the name the bot protocol was specified with and bots are written against.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
@@ -139,8 +140,8 @@ export const TEXT_OUT = {
     },
     { description: 'The first message, as soon as the WebSocket is open.' },
   ),
-  'speech.started': Type.Object(
-    { type: Type.Literal('speech.started'), at_ms: Type.Integer({ description: 'milliseconds since the stream started' }) },
+  speech_started: Type.Object(
+    { type: Type.Literal('speech_started'), at_ms: Type.Integer({ description: 'milliseconds since the stream started' }) },
     { description: 'The caller started speaking (60 ms of voice). A say with barge_in has already been stopped.' },
   ),
   'transcript.partial': Type.Object(

@@ -44,6 +44,15 @@ export interface TextStreamCall {
 type Say = Extract<TextIn, { type: 'say' }>;
 type Task = Say | Extract<TextIn, { type: 'transfer' }> | Extract<TextIn, { type: 'hangup' }>;
 
+/**
+ * The say being said, whether clear or a transfer stopped it, and the queued says dropped
+ * meanwhile: their say.done follows its own, so that the bot gets them in the order it sent.
+ */
+interface Speaking {
+  stopped: boolean;
+  readonly dropped: Say[];
+}
+
 /** How long a bridged transfer rings before it counts as not answered (the transfer step's default). */
 const TRANSFER_RING_MS = 30_000;
 
@@ -55,8 +64,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
   const ended = AbortSignal.any([signal, stream.signal]);
   const tasks: Task[] = [];
   let working = false;
-  /** The say being said, and whether clear or a transfer stopped it. */
-  let current: { stopped: boolean } | null = null;
+  let current: Speaking | null = null;
   // During a transfer the caller talks to a person, not to the bot: nothing is recognised.
   let transferring = false;
   let closedByBot = false;
@@ -93,23 +101,29 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
     };
     const onSpeech = (): void => {
       if (transferring) return;
-      send({ type: 'speech.started', at_ms: Math.round(performance.now() - startedAt) });
+      send({ type: 'speech_started', at_ms: Math.round(performance.now() - startedAt) });
     };
 
-    /** Stops the say being said and drops the queued ones (each gets its say.done). */
+    /** Each of `says` was dropped before it was said. */
+    const dropped = (says: readonly Say[]): void => {
+      for (const task of says) send({ type: 'say.done', id: task.id ?? null, interrupted: true, played_seconds: 0 });
+    };
+
+    /** Stops the say being said and drops the queued ones (each gets its say.done, after the one being said). */
     const clear = (): void => {
+      const says: Say[] = [];
       for (const task of tasks.splice(0)) {
-        if (task.type === 'say') send({ type: 'say.done', id: task.id ?? null, interrupted: true, played_seconds: 0 });
+        if (task.type === 'say') says.push(task);
         else tasks.push(task);
       }
-      if (current) {
-        current.stopped = true;
-        media.stopPlayback();
-      }
+      if (!current) return dropped(says);
+      current.dropped.push(...says);
+      current.stopped = true;
+      media.stopPlayback();
     };
 
     const say = async (task: Say): Promise<void> => {
-      const spoken = { stopped: false };
+      const spoken: Speaking = { stopped: false, dropped: [] };
       current = spoken;
       try {
         const voice = task.language === undefined ? call.voice : { language: task.language, voice: call.voice.voice };
@@ -134,13 +148,16 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
         send({ type: 'say.done', id: task.id ?? null, interrupted: false, played_seconds: 0 });
       } finally {
         current = null;
+        dropped(spoken.dropped);
       }
     };
 
+    /** Runs a transfer; true when the call is over (transferred, or the caller hung up meanwhile). */
     const transfer = async (task: Extract<Task, { type: 'transfer' }>): Promise<boolean> => {
       transferring = true;
+      let outcome: TransferOutcome;
       try {
-        const outcome = await call.transfer({
+        outcome = await call.transfer({
           target: task.target,
           mode: task.mode ?? 'auto',
           diversion: false,
@@ -148,16 +165,20 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
           ringTimeoutMs: TRANSFER_RING_MS,
           waiting: 'ringback',
         });
-        if (outcome.result === 'transferred' || outcome.result === 'bridged') {
-          end('transferred');
-          finish({ result: 'ended', reason: `transferred to ${task.target}` });
-          return true;
-        }
-        send({ type: 'transfer.result', result: outcome.result, status: outcome.status });
-        return false;
       } finally {
         transferring = false;
       }
+      if (outcome.result === 'transferred' || outcome.result === 'bridged') {
+        end('transferred');
+        finish({ result: 'ended', reason: `transferred to ${task.target}` });
+        return true;
+      }
+      if (signal.aborted) {
+        onCallEnded();
+        return true;
+      }
+      send({ type: 'transfer.result', result: outcome.result, status: outcome.status });
+      return false;
     };
 
     /** Works through what the bot asked for, in order. */
@@ -211,6 +232,9 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
     };
     const onCallEnded = (): void => {
       if (botHungUp) return finish({ result: 'ended', reason: 'the bot hung up' });
+      // A REFER that worked hangs the call up before its outcome is back: the transfer, once it
+      // has its outcome, tells the bot whether the call was transferred or the caller left.
+      if (transferring) return;
       end('hangup');
       finish({ result: 'ended', reason: 'the call ended' });
     };
@@ -239,7 +263,8 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
             send({ type: 'transcript.final', text: event.text.trim(), lang: event.lang, confidence: confidenceOf(event.words), words });
         }
       } catch (error) {
-        if (!done) fail(`the recogniser failed (${(error as Error).message})`);
+        // The end of the call aborts the recogniser: that end is told by the call, not a failure.
+        if (!done && !signal.aborted) fail(`the recogniser failed (${(error as Error).message})`);
       }
     })();
   });

@@ -1,5 +1,5 @@
 /**
- * The HTTP side of a webhook bot: one JSON turn POSTed, signed like every webhook of the
+ * The HTTP side of a webhook bot: one JSON turn POSTed (or PUT), signed like every webhook of the
  * deployment (spec 6.3: `X-Speech-Webhook-Signature: sha256=HMAC(<timestamp>.<body>)`), with a
  * timeout, retried only when the bot could not be reached at all (a bot that answered, even
  * badly, has seen the turn and must not see it twice). Connections are kept alive, so a call's
@@ -16,6 +16,8 @@ import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from '../recordings/w
 /** How one turn is sent. */
 export interface TurnPost {
   readonly url: string;
+  /** The turn is the JSON body with either. */
+  readonly method: 'POST' | 'PUT';
   readonly headers: ReadonlyArray<readonly [string, string]>;
   readonly timeoutMs: number;
   /** Further attempts after a connection failure. */
@@ -33,7 +35,7 @@ const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new htt
 /** How one attempt ended: an answer (its body null when it broke off), a timeout, or no answer at all (why). */
 type Attempt = { readonly status: number; readonly body: Buffer | null } | { readonly timedOut: true } | { readonly unreachable: string };
 
-/** POSTs `body` and reads the JSON answer. */
+/** Sends `body` with the post's method and reads the JSON answer. */
 export async function postTurn(post: TurnPost, body: unknown, signal: AbortSignal): Promise<TurnReply> {
   const text = JSON.stringify(body);
   let last = 'not sent';
@@ -46,7 +48,7 @@ export async function postTurn(post: TurnPost, body: unknown, signal: AbortSigna
       headers[TIMESTAMP_HEADER] = String(timestamp);
       headers[SIGNATURE_HEADER] = signWebhook(post.secret, timestamp, text);
     }
-    const outcome = await send(post.url, headers, text, post.timeoutMs, signal);
+    const outcome = await send(post, headers, text, signal);
     if ('timedOut' in outcome) return { failure: `no answer within ${post.timeoutMs} ms` };
     if ('unreachable' in outcome) {
       last = outcome.unreachable;
@@ -65,8 +67,8 @@ export async function postTurn(post: TurnPost, body: unknown, signal: AbortSigna
   return { failure: `the bot cannot be reached (${last})` };
 }
 
-/** One POST of `text`: its answer's status and body, read to the end. Redirects are answers like any other. */
-function send(url: string, headers: Record<string, string>, text: string, timeoutMs: number, signal: AbortSignal): Promise<Attempt> {
+/** One request carrying `text`: its answer's status and body, read to the end. Redirects are answers like any other. */
+function send({ url, method, timeoutMs }: TurnPost, headers: Record<string, string>, text: string, signal: AbortSignal): Promise<Attempt> {
   return new Promise((resolve) => {
     let settled = false;
     let request: http.ClientRequest | null = null;
@@ -98,7 +100,7 @@ function send(url: string, headers: Record<string, string>, text: string, timeou
     const client = target.protocol === 'https:' ? https : http;
     request = client.request(
       target,
-      { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(text)) }, agent: AGENTS[target.protocol] },
+      { method, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(text)) }, agent: AGENTS[target.protocol] },
       (response) => {
         const status = response.statusCode ?? 0;
         answered = status;

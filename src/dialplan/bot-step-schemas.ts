@@ -24,8 +24,13 @@ export const WebhookStep = Type.Object(
         url: Type.String({
           pattern: '^https?://[^\\s@/]+(/\\S*)?$',
           maxLength: 2000,
-          description: 'where each turn is POSTed (http or https, no credentials)',
+          description: 'where each turn is sent (http or https, no credentials)',
         }),
+        method: Type.Optional(
+          Type.Union([Type.Literal('POST'), Type.Literal('PUT')], {
+            description: `how each turn is sent, the turn being the JSON body either way (default ${D.webhook.method})`,
+          }),
+        ),
         headers: Type.Optional(BotHeaders),
         timeout_ms: Type.Optional(
           Type.Integer({ minimum: 100, maximum: 30_000, description: `how long the bot may take to answer a turn (default ${D.webhook.timeout_ms})` }),

@@ -75,6 +75,8 @@ export const DIALPLAN_DEFAULTS = {
     into: 'recording',
   },
   webhook: {
+    /** How a turn is sent; PUT for a bot whose framework routes turns so (the body is the same). */
+    method: 'POST',
     /** A bot slower than this for one turn has failed it. */
     timeout_ms: 3000,
     /** Attempts again when the bot cannot be reached at all. */

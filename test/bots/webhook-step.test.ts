@@ -3,7 +3,8 @@
  * call, its variables and each turn; the bot's actions run in the dialplan's vocabulary (a menu
  * and a transfer, a listen, a hand-over to another bot); an empty answer gives the call back
  * to the dialplan; a bot that is down, slow, answers an error or nonsense leads to the fallback
- * with the call kept (on_fail) or ended politely; the bot hears when the call ends.
+ * with the call kept (on_fail) or ended politely; the bot hears when the call ends. Turns are
+ * POSTed unless the step says PUT, and one call's turns share one kept-alive connection.
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,8 +14,9 @@ import { simulateRoute } from '../helpers/simulate-route.js';
 
 const SECRET = 'bot-secret-for-tests-0123456789abcdef';
 
-/** What the bot received: the parsed body, and whether its signature was right. */
+/** What the bot received: the method, the parsed body, and whether its signature was right. */
 interface Received {
+  readonly method: string | undefined;
   readonly body: { event: string; call: Record<string, string>; variables: Record<string, string>; turn?: Record<string, unknown> };
   readonly signed: boolean;
   readonly token: string | undefined;
@@ -32,6 +34,7 @@ async function bot(answer: (received: Received, response: ServerResponse) => voi
         .update(`${String(timestamp)}.${raw}`)
         .digest('hex')}`;
       const entry = {
+        method: request.method,
         body: JSON.parse(raw) as Received['body'],
         signed: request.headers['x-speech-webhook-signature'] === expected,
         token: request.headers['x-bot-token'] as string | undefined,
@@ -81,7 +84,7 @@ describe('a webhook bot', () => {
     expect(end).toBe('ended');
     await arrived(received, 3);
     expect(received.map((entry) => entry.body.event)).toEqual(['start', 'turn', 'hangup']);
-    expect(received.every((entry) => entry.signed && entry.token === 'abc')).toBe(true);
+    expect(received.every((entry) => entry.signed && entry.token === 'abc' && entry.method === 'POST')).toBe(true);
     expect(received[0]!.body.call).toMatchObject({ caller: 'sip:+41790000000@example.ch', called: '100', language: 'en', route: '100' });
     expect(received[1]!.body.turn).toEqual({ type: 'choice', choice: 'sales', digits: '1', transcript: '' });
     expect(received[2]!.body.variables).toMatchObject({ team: 'sales', transfer: 'transferred' });
@@ -121,6 +124,35 @@ describe('a webhook bot', () => {
     // A terminal has no call audio to stream: the simulation shows the stream and goes on as if the bot had closed it.
     expect(out).toEqual(['-> stream wss://bot.example/media (text; not simulated: it needs a phone call)', '-> hangup (after the stream)']);
     expect(received[1]!.body.turn).toEqual({ type: 'stream', result: 'closed', error: null });
+  });
+
+  it('sends every turn as a PUT when the step says so, the turn being the same signed JSON body', async () => {
+    // A bot that routes turns by PUT only: anything else is refused, and the call would get the fallback.
+    const { url, received } = await bot((entry, response) => {
+      if (entry.method !== 'PUT') return void response.writeHead(405, { Allow: 'PUT' }).end();
+      json(response, entry.body.event === 'start' ? [{ say: { text: 'Put through.' } }, { listen: { timeout_ms: 2000 } }] : [{ hangup: { reason: 'done' } }]);
+    });
+    const { out, vars } = await simulate(webhookStep(url, '          method: PUT\n'), ['hello']);
+    expect(out).toEqual(['< Put through.', '-> hangup (done)']);
+    expect(vars['bot_error']).toBeUndefined();
+    expect(received.map((entry) => [entry.method, entry.body.event, entry.signed])).toEqual([
+      ['PUT', 'start', true],
+      ['PUT', 'turn', true],
+    ]);
+    expect(received[1]!.body.turn).toMatchObject({ type: 'speech', transcript: 'hello' });
+  });
+
+  it("keeps one connection for all of a call's turns", async () => {
+    const { url, received, server } = await bot((entry, response) =>
+      json(response, entry.body.event === 'start' || received.length < 4 ? [{ say: { text: 'Go on.' } }, { listen: { timeout_ms: 2000 } }] : []),
+    );
+    let connections = 0;
+    server.on('connection', () => connections++);
+    const { out } = await simulate(webhookStep(url), ['one', 'two', 'three']);
+    expect(out).toEqual(['< Go on.', '< Go on.', '< Go on.', '-> hangup']);
+    // start and three turns, each answered before the next was sent, over the first connection.
+    expect(received.map((entry) => entry.body.event)).toEqual(['start', 'turn', 'turn', 'turn']);
+    expect(connections).toBe(1);
   });
 
   it('says the filler while a slow bot thinks, and goes on with its answer', async () => {

@@ -62,6 +62,18 @@ describe('dialplan steps are checked at load', () => {
     ['a transfer mode that does not exist', plan('      - transfer: { to: "+41441234567", mode: blind }\n'), /mode must be one of auto, refer, bridge/, 8],
     ['a transfer header that is not X-', plan('      - transfer: { to: "+41441234567", headers: { From: x } }\n'), /unknown field "From"/, 8],
     ['a transfer on_fail naming no step', plan('      - transfer: { to: "+41441234567", on_fail: gone }\n'), /on_fail names no step: "gone"/, 8],
+    [
+      'a webhook method that is not POST or PUT',
+      plan('      - webhook: { url: "https://bot.example/turn", method: GET }\n'),
+      /method must be one of POST, PUT/,
+      8,
+    ],
+    [
+      'a webhook method in lower case',
+      plan('      - webhook:\n          url: "https://bot.example/turn"\n          method: put\n'),
+      /method must be one of POST, PUT/,
+      10,
+    ],
     ['a stream to an http address', plan('      - stream: { url: "http://bot.example/ws" }\n'), /url must match pattern/, 8],
     ['a stream mode that does not exist', plan('      - stream: { url: "wss://bot.example/ws", mode: video }\n'), /mode must be one of media, text/, 8],
     ['a stream parameter of a bad name', plan('      - stream: { url: "wss://bot.example/ws", parameters: { "a b": x } }\n'), /unknown field "a b"/, 8],

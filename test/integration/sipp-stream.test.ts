@@ -7,7 +7,9 @@
  *   the caller's socket at the pace of the call, its marks come back once that audio has been
  *   played, and clear stops playback within a frame;
  * - a text bot hears the caller as transcripts, answers with text the caller hears, is told of
- *   barge-in and of bad messages, and hangs up;
+ *   barge-in and of bad messages, and hangs up; its clear stops a long say within a frame or
+ *   two, and its transfer stops what is said and REFERs the caller (a declined REFER comes back
+ *   as transfer.result, one that worked ends the session);
  * - a bot that is down, slow, refuses the WebSocket or drops it mid-call leads to the spoken
  *   fallback and the step's on_fail, with the call kept; one that closes normally lets the
  *   dialplan go on.
@@ -19,8 +21,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { capturedLogger } from '../helpers/captured-logger.js';
-import { RtpCaller } from '../helpers/rtp-caller.js';
-import { assertSippPassed, freePort, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
+import { eventually } from '../helpers/eventually.js';
+import { callWithMedia, RtpCaller } from '../helpers/rtp-caller.js';
+import { assertSippPassed, freePort, removeSippRuns, requireSipp } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 import { dtmfPackets, readRtpPcap, writeSippCaptures, type RtpPacket } from './sipp/make-pcap.js';
 
@@ -57,6 +60,11 @@ const next = (seen: Message[], when: (message: Message) => boolean, timeoutMs = 
     look();
   });
 const send = (socket: WebSocket, message: object): void => socket.send(JSON.stringify(message));
+/** Some twenty seconds of eSpeak NG: what a clear or a transfer cuts short. */
+const LONG_SAY =
+  'Thank you for calling. Please listen carefully, as our options have changed. Our opening hours are Monday to Friday ' +
+  'from eight in the morning to six in the evening, and Saturday from nine to noon. For questions about your bill, ' +
+  'please have your customer number ready. We are sorry for the wait and will be with you shortly.';
 
 beforeAll(async () => {
   await requireSipp();
@@ -85,6 +93,8 @@ beforeAll(async () => {
     'name: streams\nroutes:\n' +
       route('twilio', 'en', `{ url: "${bot}/twilio", parameters: { caller: "{{caller}}", team: support } }`) +
       route('textbot', 'en', `{ url: "${bot}/text", mode: text }`) +
+      route('textclear', 'en', `{ url: "${bot}/textclear", mode: text }`) +
+      route('texttransfer', 'en', `{ url: "${bot}/texttransfer", mode: text }`) +
       route('down', 'en', `{ url: "ws://127.0.0.1:${down}/x", on_fail: sorry }`, onFail) +
       route('refused', 'en', `{ url: "ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/x", on_fail: sorry }`, onFail) +
       route('slow', 'en', `{ url: "ws://127.0.0.1:${(silent.address() as AddressInfo).port}/x", connect_timeout_ms: 500, on_fail: sorry }`, onFail) +
@@ -112,14 +122,11 @@ afterAll(async () => {
   await removeSippRuns();
 });
 
-function call(number: string, caller: RtpCaller, gatewayHangsUp: boolean, holdMs = 8000) {
-  return runSipp({
-    scenario: sippScenario(gatewayHangsUp ? 'stream-call-hungup.xml' : 'stream-call.xml'),
-    target: `127.0.0.1:${telephony.service.endpoint.ports.udp}`,
-    service: number,
-    timeoutMs: 30_000,
-    variables: { payloads: '0 101', rtp_port: String(caller.port), hold_ms: String(holdMs) },
-  });
+/** How a call ends: the caller hangs up after `holdMs`, the gateway hangs up, or the gateway transfers it by REFER (the first declined). */
+const SCENARIOS = { caller: 'stream-call.xml', gateway: 'stream-call-hungup.xml', refer: 'stream-refer.xml' } as const;
+
+function call(number: string, caller: RtpCaller, ends: keyof typeof SCENARIOS, holdMs = 8000) {
+  return callWithMedia(`127.0.0.1:${telephony.service.endpoint.ports.udp}`, number, caller, SCENARIOS[ends], holdMs);
 }
 
 /** The capture's speech, then key 5, as one stream of packets. */
@@ -151,7 +158,7 @@ describe('a bot written for Twilio Media Streams', () => {
     });
     const caller = await RtpCaller.open();
     try {
-      const sipp = call('twilio', caller, false, 9000);
+      const sipp = call('twilio', caller, 'caller', 9000);
       await caller.firstPacket();
       await caller.play(speechThenKey());
       assertSippPassed(await sipp);
@@ -255,7 +262,7 @@ describe('a bot that sends audio faster than real time', () => {
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      assertSippPassed(await call('flood', caller, false, 3000));
+      assertSippPassed(await call('flood', caller, 'caller', 3000));
     } finally {
       caller.close();
     }
@@ -294,7 +301,7 @@ describe('a text bot', () => {
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      const sipp = call('textbot', caller, true);
+      const sipp = call('textbot', caller, 'gateway');
       await caller.firstPacket();
       await caller.play(speech);
       assertSippPassed(await sipp);
@@ -315,14 +322,14 @@ describe('a text bot', () => {
     expect(seen.find((message) => message['type'] === 'error' && message['code'] === 'invalid_say')!['detail']).toMatch(/nobody/);
     const done = seen.filter((message) => message['type'] === 'say.done');
     expect(done.map((message) => message['id'])).toEqual(['bad-voice', 'hello', 'echo']);
-    // The caller spoke over the greeting: speech.started came, and the greeting was cut short.
-    expect(types.indexOf('speech.started')).toBeGreaterThan(0);
+    // The caller spoke over the greeting: speech_started came, and the greeting was cut short.
+    expect(types.indexOf('speech_started')).toBeGreaterThan(0);
     expect(done[1]).toMatchObject({ interrupted: true });
     expect(done[1]!['played_seconds']).toBeLessThan(3);
     expect(done[2]).toMatchObject({ interrupted: false });
     expect(done[2]!['played_seconds']).toBeGreaterThan(1);
     // Transcripts: partials while the caller spoke, then the final with its words.
-    expect(types.indexOf('transcript.partial')).toBeGreaterThan(types.indexOf('speech.started'));
+    expect(types.indexOf('transcript.partial')).toBeGreaterThan(types.indexOf('speech_started'));
     const final = seen.find((message) => message['type'] === 'transcript.final')!;
     expect(String(final['text']).length).toBeGreaterThan(0);
     expect(final['lang']).toBe('en');
@@ -335,6 +342,100 @@ describe('a text bot', () => {
     expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
     expect(seen.at(-1)).toMatchObject({ type: 'closed', code: 1000 });
     expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'done talking' });
+  });
+});
+
+/**
+ * The text bot at `name`: it says {@link LONG_SAY} (as `id`, no barge-in), waits until the
+ * caller has received `frames` frames of sound, then goes on with `then`.
+ */
+function saysLong(name: string, caller: RtpCaller, id: string, frames: number, then: (socket: WebSocket, seen: Message[]) => Promise<void>): void {
+  behaviours.set(name, (socket, seen) => {
+    void (async () => {
+      await next(seen, (message) => message['type'] === 'session.start');
+      send(socket, { type: 'say', text: LONG_SAY, id, barge_in: false });
+      await eventually(() => caller.voiced().length >= frames, 20_000, 'the long say');
+      await then(socket, seen);
+    })();
+  });
+}
+
+describe('a text bot that clears and transfers', () => {
+  it('clear stops a long say within a frame or two; each say gets its say.done, in order', { timeout: 40_000 }, async () => {
+    const caller = await RtpCaller.open();
+    let clearSent = 0;
+    // A second of the long say has reached the caller; a second say waits behind it.
+    saysLong('textclear', caller, 'long', 50, async (socket, seen) => {
+      send(socket, { type: 'say', text: 'This is never said.', id: 'queued' });
+      clearSent = performance.now();
+      send(socket, { type: 'clear' });
+      await next(seen, (message) => message['type'] === 'say.done' && message['id'] === 'queued');
+      send(socket, { type: 'hangup', reason: 'cleared' });
+    });
+    const before = logs.length;
+    try {
+      assertSippPassed(await call('textclear', caller, 'gateway'));
+    } finally {
+      caller.close();
+    }
+    expect(clearSent).toBeGreaterThan(0);
+    // The say was being heard until clear, and no more than two frames of it came after.
+    expect(caller.voiced(clearSent - 1000).length).toBeGreaterThan(10);
+    expect(caller.voiced(clearSent).length).toBeLessThanOrEqual(2);
+    const seen = conversations.get('textclear')!;
+    const done = seen.filter((message) => message['type'] === 'say.done');
+    expect(done).toEqual([
+      expect.objectContaining({ id: 'long', interrupted: true }),
+      expect.objectContaining({ id: 'queued', interrupted: true, played_seconds: 0 }),
+    ]);
+    expect(done[0]!['played_seconds']).toBeGreaterThan(0.9);
+    expect(done[0]!['played_seconds']).toBeLessThan(10);
+    expect(done[0]!.at).toBeGreaterThan(clearSent);
+    expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
+    expect(seen.at(-1)).toMatchObject({ type: 'closed', code: 1000 });
+    expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'cleared' });
+  });
+
+  it('transfer stops the say and REFERs: a declined one is a transfer.result, one that worked ends the session', { timeout: 40_000 }, async () => {
+    const caller = await RtpCaller.open();
+    let transferSent = 0;
+    saysLong('texttransfer', caller, 'hold', 10, async (socket, seen) => {
+      transferSent = performance.now();
+      send(socket, { type: 'transfer', target: '+41445550111', mode: 'refer' });
+      await next(seen, (message) => message['type'] === 'transfer.result');
+      send(socket, { type: 'transfer', target: '+41445550222', mode: 'refer' });
+    });
+    const before = logs.length;
+    let localPort = 0;
+    try {
+      const result = await call('texttransfer', caller, 'refer');
+      assertSippPassed(result);
+      localPort = result.localPort;
+    } finally {
+      caller.close();
+    }
+    expect(transferSent).toBeGreaterThan(0);
+    // The say stopped when the transfer came (the transfer waits for it to stop).
+    expect(caller.voiced(transferSent).length).toBeLessThanOrEqual(2);
+    const seen = conversations.get('texttransfer')!;
+    const types = seen.map((message) => message['type']);
+    expect(types.filter((type) => type !== 'transcript.partial' && type !== 'transcript.final' && type !== 'speech_started')).toEqual([
+      'session.start',
+      'say.done',
+      'transfer.result',
+      'session.end',
+      'closed',
+    ]);
+    expect(seen.find((message) => message['type'] === 'say.done')).toMatchObject({ id: 'hold', interrupted: true });
+    expect(seen.find((message) => message['type'] === 'transfer.result')).toMatchObject({ result: 'refused', status: 603 });
+    expect(seen.find((message) => message['type'] === 'session.end')).toMatchObject({ reason: 'transferred' });
+    expect(seen.at(-1)).toMatchObject({ code: 1000 });
+    // Two REFERs on the caller's dialog: the first declined, the second done; then the gateway hung up.
+    const refers = logs.slice(before).filter((line) => line['msg'] === 'refer');
+    expect(refers).toEqual([
+      expect.objectContaining({ target: `sip:+41445550111@127.0.0.1:${localPort}`, result: 'refused', status: 603 }),
+      expect.objectContaining({ target: `sip:+41445550222@127.0.0.1:${localPort}`, result: 'transferred' }),
+    ]);
   });
 });
 
@@ -353,7 +454,7 @@ describe('a bot that fails leads to the fallback and on_fail, with the call kept
       const before = logs.length;
       const caller = await RtpCaller.open();
       try {
-        assertSippPassed(await call(number, caller, true));
+        assertSippPassed(await call(number, caller, 'gateway'));
       } finally {
         caller.close();
       }
@@ -375,7 +476,7 @@ describe('a bot that fails leads to the fallback and on_fail, with the call kept
     const before = logs.length;
     const caller = await RtpCaller.open();
     try {
-      assertSippPassed(await call('done', caller, true));
+      assertSippPassed(await call('done', caller, 'gateway'));
     } finally {
       caller.close();
     }

@@ -15,15 +15,15 @@ type WebhookFields = StepOf<'webhook'>['webhook'];
 
 /**
  * `webhook`: a bot decides each turn over HTTP. At the start and after each of the caller's
- * turns the gateway POSTs the call, its variables and the turn (webhook-turns.ts); the bot
- * answers with actions in the dialplan's vocabulary, which run one after the other until one
- * waits for the caller (listen, menu, gather, record, transfer): its result is the next turn,
- * and the actions after it are dropped for the bot's new answer. An answer with no actions
- * ends the step and the dialplan goes on; `hangup` or a transfer that worked ends the call; a
- * `webhook` action hands over to another bot. A bot that cannot be reached, times out, answers
- * an error or nonsense has failed: the step's `fallback` (an apology) is said, then `on_fail`
- * runs, or the call ends. `run` runs an action (the step registry, passed in to keep the
- * registry free of cycles).
+ * turns the gateway POSTs (or PUTs, as the step's `method` says) the call, its variables and
+ * the turn (webhook-turns.ts); the bot answers with actions in the dialplan's vocabulary,
+ * which run one after the other until one waits for the caller (listen, menu, gather, record,
+ * transfer): its result is the next turn, and the actions after it are dropped for the bot's
+ * new answer. An answer with no actions ends the step and the dialplan goes on; `hangup` or a
+ * transfer that worked ends the call; a `webhook` action hands over to another bot. A bot that
+ * cannot be reached, times out, answers an error or nonsense has failed: the step's `fallback`
+ * (an apology) is said, then `on_fail` runs, or the call ends. `run` runs an action (the step
+ * registry, passed in to keep the registry free of cycles).
  */
 export async function runWebhook(step: StepOf<'webhook'>, context: StepContext, run: StepRunner<DialplanStep>): Promise<StepOutcome> {
   let bot = step.webhook;
@@ -113,6 +113,7 @@ function requestOf(context: StepContext, event: WebhookRequest['event']): Webhoo
 function postOf(bot: WebhookFields, context: StepContext, retries = bot.retries ?? DIALPLAN_DEFAULTS.webhook.retries): TurnPost {
   return {
     url: bot.url,
+    method: bot.method ?? DIALPLAN_DEFAULTS.webhook.method,
     headers: Object.entries(bot.headers ?? {}),
     timeoutMs: bot.timeout_ms ?? DIALPLAN_DEFAULTS.webhook.timeout_ms,
     retries,
