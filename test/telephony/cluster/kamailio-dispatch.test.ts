@@ -10,8 +10,10 @@
  * the survivor's complete through Kamailio, and the new calls all succeed on the survivor (an
  * INVITE sent to the dead instance before Kamailio took it out is failed over after
  * fr_timer). An instance started again on its address is probed back in, and at its call limit
- * answers 503, which Kamailio fails over; instances killed while idle are taken out by the
- * probes alone. Skipped, with the reason, only where Kamailio or PostgreSQL cannot be installed.
+ * answers 503, which Kamailio fails over. That instance is then drained over its admin
+ * endpoint: its probes' 503 take it out, new calls go to the other, its call finishes and it
+ * exits. The last instance, killed while idle, is taken out by the probes alone. Skipped, with
+ * the reason, only where Kamailio or PostgreSQL cannot be installed.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +40,7 @@ import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/
 import { assertSippPassed, removeSippRuns, runSipp, sippScenario, startSipp, type SippResult } from '../../helpers/sipp.js';
 
 const missing = kamailioMissing() ?? postgresMissing();
+const ADMIN_TOKEN = 'cluster-test-admin-token';
 
 /** Calls where the caller hangs up after `holdMs`, `calls` of them at `rate` a second. */
 function callerRun(kamailio: KamailioRun, calls: number, rate: number, holdMs: number): Promise<SippResult> {
@@ -56,7 +59,7 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
     database = await postgres.createDatabase('cluster');
     cluster = await startCluster({
       rtpPorts: ['43400-43419', '43420-43439'],
-      instance: { env: sharedStore(database) },
+      instance: { env: { ...sharedStore(database), SPRACHROHR_ADMIN_TOKEN: ADMIN_TOKEN } },
     });
     kamailio = cluster.kamailio;
   }, 60_000);
@@ -232,9 +235,62 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
     expect(restarted.endedCalls().size).toBe(1);
   }, 60_000);
 
-  it('instances killed while idle: their probes take them out, then Kamailio answers 503 itself', async () => {
+  it('drain over the admin endpoint: its probes’ 503 take the instance out, new calls go to the other, its call up finishes, then it exits', async () => {
+    // The restarted instance (one call at a time) and the other.
+    const [drained, other] = cluster!.instances as [Instance, Instance];
+    const long = await startSipp({
+      scenario: PROXY_CALLER,
+      target: kamailio.address,
+      service: 'hello',
+      calls: 2,
+      rate: 20,
+      timeoutMs: 30_000,
+      extraArgs: ['-d', '6000'],
+    });
+    await eventually(() => callsOfRun(long.pid, acknowledged(kamailio.log())).length === 2, 15_000, 'the two long calls to be answered');
+    const placed = finalDestinations(kamailio.log());
+    // Round-robin gives each one: the drained instance's one slot is taken.
+    const [onDrained] = callsOfRun(long.pid, acknowledged(kamailio.log())).filter((callId) => placed.get(callId) === drained.sipAddress);
+    expect(onDrained, kamailio.log().slice(-3000)).toBeDefined();
+
+    const drainedAt = Date.now();
+    const drain = await fetch(`${drained.serve.baseUrl}/admin/drain`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(drain.status, await drain.clone().text()).toBe(202);
+    await untilFlags(kamailio, drained.sipAddress, 'I', 10_000, 'the drained instance out of Kamailio’s set');
+    // Its OPTIONS answered 503 did it, while its call was still up; no INVITE had to find out.
+    const down = markedDown(kamailio.log(), drained.sipAddress, drainedAt);
+    expect(down?.by).toBe('probe');
+    expect(drained.alive()).toBe(true);
+    expect(drained.endedCalls().has(onDrained!)).toBe(false);
+
+    // New calls: every one sent to the other instance straight away, none to the drained one.
+    const fresh = await startSipp({
+      scenario: PROXY_CALLER,
+      target: kamailio.address,
+      service: 'hello',
+      calls: 4,
+      rate: 10,
+      timeoutMs: 20_000,
+      extraArgs: ['-d', '300'],
+    });
+    assertSippPassed(await fresh.result, 4);
+    const log = kamailio.log();
+    const freshIds = callsOfRun(fresh.pid, dispatched(log).keys());
+    expect(freshIds).toHaveLength(4);
+    for (const callId of freshIds) expect(dispatched(log).get(callId), callId).toBe(other.sipAddress);
+    expect(freshIds.filter((callId) => failedOver(log).has(callId))).toEqual([]);
+
+    // The call up on the drained instance ends with the caller's BYE, and then the instance exits 0.
+    assertSippPassed(await long.result, 2);
+    expect(drained.endedCalls().get(onDrained!)).toBe('bye');
+    expect(await drained.serve.exited).toBe(0);
+    console.info(`drain → out of Kamailio's set after ${down!.at - drainedAt} ms (two probes answered 503)`);
+  }, 40_000);
+
+  it('the last instance killed while idle: its probes take it out, then Kamailio answers 503 itself', async () => {
+    // The drained instance has exited; the other is left.
     const alive = cluster!.instances.filter((instance) => instance.alive());
-    expect(alive).toHaveLength(2);
+    expect(alive).toHaveLength(1);
     const killedAt = Date.now();
     await Promise.all(alive.map((instance) => instance.kill()));
     // No call goes there: only the OPTIONS probes notice (two unanswered in a row).
@@ -243,7 +299,7 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
       20_000,
       'both instances marked inactive',
     );
-    console.info(`idle instances killed → marked inactive by their probes within ${Date.now() - killedAt} ms`);
+    console.info(`idle instance killed → marked inactive by its probes within ${Date.now() - killedAt} ms`);
     const refused = await callerRun(kamailio, 1, 1, 500);
     expect(refused.successful).toBe(0);
     expect(refused.report).toContain('SIP/2.0 503 No Gateway Available');
