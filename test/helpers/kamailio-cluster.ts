@@ -176,7 +176,9 @@ export interface Cluster {
    * Resolves once it is up, not once Kamailio has probed it back in ({@link untilFlags}).
    */
   startAgain(index: number, env?: Readonly<Record<string, string>>): Promise<Instance>;
-  /** Stops Kamailio and every instance started, replaced ones too. */
+  /** Every instance started, replaced ones too (their logs stay readable). */
+  readonly started: readonly Instance[];
+  /** Stops Kamailio and every instance started. */
   stop(): Promise<void>;
 }
 
@@ -220,10 +222,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     return {
       kamailio: run,
       instances,
+      started,
       startAgain: async (index, env = {}) => {
         const old = instances[index]!;
         const port = Number(old.sipAddress.split(':')[1]);
-        const again = await startInstance(`${old.name}-again`, port, old.rtpPorts, dialplan, {
+        const again = await startInstance(old.name, port, old.rtpPorts, dialplan, {
           ...options.instance,
           env: { ...options.instance?.env, ...env },
         });
