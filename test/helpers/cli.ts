@@ -69,10 +69,14 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Starts `sprachrohr serve` on a free port and waits until it listens (`timeoutMs` at most, 30 s unless given: a loaded machine starts it slowly). */
-export function startServe(env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
+/**
+ * Starts `sprachrohr serve` on a free port and waits until it listens (`timeoutMs` at most, 30 s
+ * unless given: a loaded machine starts it slowly); `nodeFlags` go to its Node (a benchmark
+ * passes `--single-threaded-gc`, as the `sprachrohr` command runs).
+ */
+export function startServe(env: Record<string, string>, timeoutMs = 30_000, nodeFlags: readonly string[] = []): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', ...env } });
+    const child = spawn(process.execPath, [...nodeFlags, CLI, 'serve'], { env: { ...process.env, SPRACHROHR_PORT: '0', SPRACHROHR_SIP_PORT: '0', ...env } });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', done));
     running.add(child);
