@@ -1,12 +1,21 @@
 /**
  * Phone calls as metered traffic: a call counts for its dialplan file's account (`account:`,
  * else the default one) as realtime use, with the seconds it synthesised (tts) and recognised
- * (stt), written to the ledger once when it ends; calls on the synthetic engines count as
+ * (stt), written to the ledger once when it ends (tried again while the store fails); calls on the synthetic engines count as
  * sandbox traffic. A live call draws the account's entitlements: it may start only while they
  * leave something in both directions, and is checked again each minute with its own use so far.
  */
 import { capOf } from '../entitlements/draw-plan.js';
-import type { AccountRepository, CreditRates, EntitlementNotice, EntitlementRepository, Environment, UsageRepository } from '../store/store.js';
+import type {
+  AccountRepository,
+  CreditRates,
+  EntitlementNotice,
+  EntitlementRepository,
+  Environment,
+  LedgerEntry,
+  RecordOutcome,
+  UsageRepository,
+} from '../store/store.js';
 import { DEFAULT_ACCOUNT_ID } from '../store/store.js';
 
 /** What a call has used so far. */
@@ -57,14 +66,21 @@ export interface CallMeterOptions {
   readonly rates: CreditRates;
   readonly onNotices?: (notices: readonly EntitlementNotice[]) => void;
   readonly now?: () => Date;
+  /** Pauses before each new try of a ledger write that failed (tests shorten them). */
+  readonly retryPausesMs?: readonly number[];
 }
+
+/** A failed ledger write is tried again after these pauses, about half a minute in all. */
+export const LEDGER_RETRY_PAUSES_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000];
 
 /** Meters calls in the store the HTTP API meters in. */
 export class CallMeter implements CallMetering {
   private readonly now: () => Date;
+  private readonly retryPausesMs: readonly number[];
 
   constructor(private readonly options: CallMeterOptions) {
     this.now = options.now ?? (() => new Date());
+    this.retryPausesMs = options.retryPausesMs ?? LEDGER_RETRY_PAUSES_MS;
   }
 
   async open(call: MeteredCall): Promise<CallAllowance> {
@@ -83,7 +99,7 @@ export class CallMeter implements CallMetering {
           ['stt', use.sttSeconds],
         ] as const) {
           if (seconds <= 0) continue;
-          const outcome = await this.options.usage.record(
+          const outcome = await this.recordPatiently(
             {
               requestId: `call_${call.callId}_${direction}`,
               accountId: account,
@@ -100,6 +116,23 @@ export class CallMeter implements CallMetering {
         }
       },
     };
+  }
+
+  /**
+   * Writes a call's ledger entry, trying again while the store fails (a database busy beyond
+   * the pool's wait, or briefly away): a call that ended cannot be asked again, and the entry's
+   * request id makes a second write of one that got through count once.
+   */
+  private async recordPatiently(entry: LedgerEntry, rates: CreditRates): Promise<RecordOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.options.usage.record(entry, rates);
+      } catch (error) {
+        const pause = this.retryPausesMs[attempt];
+        if (pause === undefined) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   /**

@@ -212,6 +212,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         );`);
     },
   },
+  {
+    name: 'day totals in shards',
+    up: async (client) => {
+      // Every entry of one key (a busy API key, or phone:<number> for all calls of a route)
+      // updated the same day-totals row and waited for the one before it to commit: at 160
+      // calls a second the ledger writes queued past the pool's wait and entries were lost
+      // (npm run bench:cluster). Each entry now adds to one of 16 rows at random; the totals
+      // are their sum, as they already summed the modes.
+      await client.query(`
+        ALTER TABLE usage_daily ADD COLUMN shard smallint NOT NULL DEFAULT 0;
+        ALTER TABLE usage_daily DROP CONSTRAINT usage_daily_pkey;
+        ALTER TABLE usage_daily ADD PRIMARY KEY (key_id, day, direction, mode, shard);`);
+    },
+  },
 ];
 
 /** What a migration run did. */

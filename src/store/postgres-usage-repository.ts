@@ -1,10 +1,14 @@
 /** The metering ledger in the PostgreSQL store (tables `usage_ledger`, `usage_daily`, `entitlement_draws`). */
+import { randomInt } from 'node:crypto';
 import type pg from 'pg';
 import { noticesCrossed, planDraws } from '../entitlements/draw-plan.js';
 import type { PostgresEntitlementRepository } from './postgres-entitlement-repository.js';
 import { inTransaction } from './postgres-transaction.js';
 import type { CreditRates, EntitlementNotice, LedgerEntry, RecordOutcome, UsageKind, UsageRepository, UsageSummaryRow, UsageTotals } from './store.js';
 import { type LedgerRow, type SummaryRow, ledgerFromRow, summaryFromRow } from './store-rows.js';
+
+/** Rows a key's day totals are spread over (migration 6): what one key records at once does not wait for one row. */
+const DAY_TOTAL_SHARDS = 16;
 
 /**
  * The ledger in PostgreSQL, as in the embedded store: an entry per request id, the key's day
@@ -27,10 +31,11 @@ export class PostgresUsageRepository implements UsageRepository {
       );
       if (inserted.rowCount === 0) return { recorded: false, notices: [] };
       await client.query(
-        `INSERT INTO usage_daily (key_id, environment, day, direction, mode, requests, audio_seconds) VALUES ($1, $2, $3, $4, $5, 1, $6)
-         ON CONFLICT (key_id, day, direction, mode)
+        `INSERT INTO usage_daily (key_id, environment, day, direction, mode, shard, requests, audio_seconds) VALUES ($1, $2, $3, $4, $5, $7, 1, $6)
+         ON CONFLICT (key_id, day, direction, mode, shard)
          DO UPDATE SET requests = usage_daily.requests + 1, audio_seconds = usage_daily.audio_seconds + excluded.audio_seconds`,
-        [entry.keyId, entry.environment, entry.recordedAt.slice(0, 10), entry.direction, entry.mode, entry.audioSeconds],
+        // One of the key's DAY_TOTAL_SHARDS rows, so that entries of one key recorded at once do not queue for one row.
+        [entry.keyId, entry.environment, entry.recordedAt.slice(0, 10), entry.direction, entry.mode, entry.audioSeconds, randomInt(DAY_TOTAL_SHARDS)],
       );
       if (entry.environment !== 'live') return { recorded: true, notices: [] };
       const notices: EntitlementNotice[] = [];

@@ -14,6 +14,7 @@ import { CommandFailure } from '../../src/cli/command-failure.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { loadConfig } from '../../src/config.js';
 import { openKeyStore, startServer, type RunningServer } from '../../src/server.js';
+import { eventuallyAsync } from '../helpers/eventually.js';
 import { assertSippPassed, sippScenario, startRtpSink, startSippServer } from '../helpers/sipp.js';
 
 let dir: string;
@@ -100,6 +101,13 @@ describe('sprachrohr call', () => {
         await callCommand([`sip:callee@${ringing.address}`, '--dialplan', 'reminder', '--ring-timeout', '5', '--no-wait', '--json', ...client]),
       );
       expect(placed).toMatchObject({ state: 'queued', dialplan: 'reminder.yaml', route: 'reminder' });
+      // Hung up once it rings: the callee's scenario takes the CANCEL after its 180, not between its 100 and 180.
+      await eventuallyAsync(
+        async () =>
+          ((await (await fetch(`${client[1]}/calls/${placed.id}`, { headers: { 'X-API-Key': client[3]! } })).json()) as { state: string }).state === 'ringing',
+        10_000,
+        'the call ringing',
+      );
       await fetch(`${client[1]}/calls/${placed.id}`, { method: 'DELETE', headers: { 'X-API-Key': client[3]! } });
       assertSippPassed(await ringing.result);
     } finally {

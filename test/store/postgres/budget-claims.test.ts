@@ -3,10 +3,13 @@
  * loopback port): two instances (each a store and a usage meter of its own, as two `serve`
  * processes have) under one key never draw more than its budget together, because each
  * draws only within what it has claimed and claims are granted against the ledger and every
- * live instance's claims.
+ * live instance's claims. Also a phone call's ledger write that the database holds up: tried
+ * again, counted once.
  */
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/auth/authenticate.js';
+import { CallMeter } from '../../../src/metering/call-meter.js';
 import { UsageMeter } from '../../../src/metering/usage-meter.js';
 import { PostgresStore } from '../../../src/store/postgres-store.js';
 import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
@@ -184,4 +187,44 @@ describe.skipIf(missing)('daily budgets shared by instances', () => {
       await Promise.all([a.store.close(), b.store.close()]);
     }
   }, 30_000);
+});
+
+describe.skipIf(missing)('a call ledger write while the database holds it up', () => {
+  it('is tried again until it gets through, and counted once', async () => {
+    const url = await freshDatabase();
+    // The store's connections give up waiting for a lock after 200 ms (a setting of the database).
+    const admin = new pg.Pool({ connectionString: url });
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
+    const store = await PostgresStore.open(url);
+    const blocker = await admin.connect();
+    try {
+      const meter = new CallMeter({
+        accounts: store.accounts,
+        entitlements: store.entitlements,
+        usage: store.usage,
+        rates: { tts: 1, stt: 1 },
+        retryPausesMs: [100, 100, 200, 400, 800],
+      });
+      const allowance = await meter.open({ callId: 'held-up', routeNumber: '+41440000000', account: undefined, synthetic: true });
+      // Another session holds the ledger for 700 ms: the first tries time out, a later one gets through.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE usage_ledger IN EXCLUSIVE MODE');
+      const finishing = allowance.finish({ ttsSeconds: 12, sttSeconds: 8 });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await blocker.query('COMMIT');
+      await finishing;
+      const { rows } = await admin.query<{ request_id: string; audio_seconds: number }>(
+        'SELECT request_id, audio_seconds FROM usage_ledger ORDER BY request_id',
+      );
+      expect(rows).toEqual([
+        { request_id: 'call_held-up_stt', audio_seconds: 8 },
+        { request_id: 'call_held-up_tts', audio_seconds: 12 },
+      ]);
+      expect((await store.usage.dayTotals('phone:+41440000000', DAY, 'tts')).audioSeconds).toBe(12);
+    } finally {
+      blocker.release();
+      await admin.end();
+      await store.close();
+    }
+  });
 });
