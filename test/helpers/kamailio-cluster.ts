@@ -25,7 +25,7 @@ export const SHIPPED_KAMAILIO = fileURLToPath(new URL('../../docker/kamailio/', 
  */
 export const PROXY_CALLER = fileURLToPath(new URL('../telephony/cluster/caller-hangs-up.xml', import.meta.url));
 
-/** `talk`: the instance hangs up after a few seconds; any other number: the caller hangs up. */
+/** `talk`: the instance hangs up after a few seconds; `refer`: the instance transfers the caller by REFER; any other number: the caller hangs up. */
 export const CLUSTER_DIALPLAN = [
   'name: cluster',
   'routes:',
@@ -38,6 +38,14 @@ export const CLUSTER_DIALPLAN = [
   '      - say: { text: "This instance hangs up in a moment." }',
   '      - listen: { timeout_ms: 3000, max_ms: 4000 }',
   '      - hangup: { reason: the route hangs up }',
+  '  - number: refer',
+  '    engines: synthetic',
+  '    language: en',
+  '    voice: jonas',
+  '    steps:',
+  '      - answer: {}',
+  '      - transfer: { to: "sip:+41441234567@192.0.2.10:5060", mode: refer, headers: { X-Transfer-Reason: queue 7 } }',
+  '      - hangup: { reason: the transfer failed }',
   '  - number: "*"',
   '    engines: synthetic',
   '    language: en',

@@ -141,6 +141,40 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
     }
   }, 45_000);
 
+  it("a REFER from the instance that took the call reaches the caller through Kamailio, and the caller's NOTIFYs come back to that instance", async () => {
+    const run = await startSipp({
+      scenario: sippScenario('refer-transfer.xml'),
+      target: kamailio.address,
+      service: 'refer',
+      calls: 2,
+      rate: 10,
+      timeoutMs: 30_000,
+      variables: { final_status: '200' },
+    });
+    assertSippPassed(await run.result, 2);
+    const log = kamailio.log();
+    const relayed = inDialog(log);
+    const sentTo = finalDestinations(log);
+    const calls = callsOfRun(run.pid, sentTo.keys());
+    expect(calls).toHaveLength(2);
+    for (const callId of calls) {
+      const instance = cluster!.instances.find((candidate) => candidate.sipAddress === sentTo.get(callId))!;
+      // The instance's REFER, from its SIP port to the caller's Contact…
+      const refers = relayed.filter((request) => request.method === 'REFER' && request.callId === callId);
+      expect(refers.length, `REFER of ${callId}`).toBeGreaterThanOrEqual(1);
+      for (const refer of refers) {
+        expect(refer.from).toBe(instance.sipAddress);
+        expect(refer.to).toMatch(/^sip:sipp@127\.0\.0\.1:\d+/);
+      }
+      // …and the caller's two NOTIFYs, to the Contact of that same instance.
+      const notifies = relayed.filter((request) => request.method === 'NOTIFY' && request.callId === callId);
+      expect(notifies.length, `NOTIFYs of ${callId}`).toBeGreaterThanOrEqual(2);
+      for (const notify of notifies) expect(notify.to).toMatch(new RegExp(`^sip:([^@]*@)?127\\.0\\.0\\.1:${port(instance)}\\b`));
+      // The instance ended its leg once the transfer was reported done.
+      await eventually(() => instance.endedCalls().has(callId), 5000, `the instance to end ${callId}`);
+    }
+  }, 45_000);
+
   it('kill -9 of one instance: its calls are lost, the survivor’s complete through Kamailio, new calls all go to the survivor', async () => {
     const [victim, survivor] = cluster!.instances as [Instance, Instance];
     // Four calls the instances end themselves after about 4 s.
