@@ -8,7 +8,7 @@
  * silence otherwise. The refused peers have the address of the trusted one, whose connection is
  * still open: a connection verified for one name and CA is not lent to a peer asking for others.
  * Also: where a SIP URI or a trunk names a host, TLS is checked against that name, not the
- * address it resolved to.
+ * address it resolved to; and a TLS trunk on a gateway without a TLS listener is warned about.
  */
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,8 @@ import { peerForUri, withTlsCa } from '../../../src/telephony/sip/sip-target.js'
 import { SipTransport, type SipPeer } from '../../../src/telephony/sip/sip-transport.js';
 import { trunkPeer } from '../../../src/telephony/trunks/trunk-peer.js';
 import { capturedLogger } from '../../helpers/captured-logger.js';
+import { anyNumberDialplan, startTelephony } from '../../helpers/started-telephony.js';
+import { trunkFile } from '../../helpers/trunk-file.js';
 import { makeTestCertificates, type TestCertificates } from '../../helpers/tls-certificates.js';
 
 let certificates: TestCertificates;
@@ -128,5 +130,23 @@ describe('where a TLS peer is named', () => {
       address: '127.0.0.1',
       port: 5061,
     });
+  });
+});
+
+describe('a TLS trunk on a gateway without a TLS listener', () => {
+  it('is warned about: the Contact it is given names a port where nothing speaks TLS', async () => {
+    const captured = capturedLogger();
+    const trunks = trunkFile({ name: 'pbx', proxy: 'localhost:5061', transport: 'tls', options_interval_s: 0 }, { name: 'plain', proxy: 'localhost:5060' });
+    const telephony = await startTelephony(
+      anyNumberDialplan('      - hangup: {}'),
+      { SPRACHROHR_RTP_PORTS: '43380-43399' },
+      { logger: captured.logger, files: { 'trunks.yaml': trunks } },
+    );
+    try {
+      const warnings = captured.logs.filter((line) => String(line['msg']).startsWith('TLS trunks, but no SIP TLS listener'));
+      expect(warnings).toMatchObject([{ level: 40, trunks: ['pbx'] }]);
+    } finally {
+      await telephony.close();
+    }
   });
 });
