@@ -9,12 +9,13 @@
  * in the trunk file, not the address it resolved to.
  *
  * Over that connection the gateway registers with digest (Kamailio challenges in SHA-256 and
- * checks the answer), refreshes the 4-second binding Kamailio grants, places a call through the
- * API that Kamailio challenges (407) and relays to a SIPp callee (over UDP: SIPp has no TLS),
- * which answers, receives the route's speech as RTP and hangs up through Kamailio; and at
- * shutdown it removes the binding. A trunk to the same carrier without `tls_ca_file` is
- * refused at once (the public roots do not know the CA), and says why. The callee's BYE comes back from Kamailio on a TLS
- * connection of its own, to the Contact the gateway gave: the gateway's own TLS listener.
+ * checks the answer), has its OPTIONS keep-alive answered, refreshes the 4-second binding
+ * Kamailio grants, places a call through the API that Kamailio challenges (407) and relays to a
+ * SIPp callee (over UDP: SIPp has no TLS), which answers, receives the route's speech as RTP and
+ * hangs up through Kamailio; and at shutdown it removes the binding. The callee's BYE comes
+ * back from Kamailio on a TLS connection of its own, to the Contact the gateway gave: the
+ * gateway's own TLS listener. A trunk to the same carrier without `tls_ca_file` is refused at
+ * once (the public roots do not know the CA), and its registration and keep-alive say why.
  * Skipped, with the reason, only where Kamailio or its tls module cannot be installed.
  */
 import fs from 'node:fs/promises';
@@ -72,7 +73,8 @@ describe.skipIf(missing !== null)(`a trunk over TLS, Kamailio as the carrier${mi
       tls_ca_file: certificates.caFile,
       username: 'gw-tls',
       password_env: 'TEST_KAMAILIO_TLS_PASSWORD',
-      options_interval_s: 0,
+      // The first OPTIONS goes at once, beside the first REGISTER, on the same connection.
+      options_interval_s: 60,
     };
     // The gateway's own listener (the same test certificate) takes the connections Kamailio opens to its Contact.
     telephony = await startTelephony(
@@ -92,11 +94,13 @@ describe.skipIf(missing !== null)(`a trunk over TLS, Kamailio as the carrier${mi
     certificates?.remove();
   });
 
-  it('registers over TLS with SHA-256 digest and refreshes the binding before it runs out', async () => {
+  it('registers over TLS with SHA-256 digest, has its keep-alive answered, and refreshes the binding before it runs out', async () => {
     const service = telephony!.service;
     const registration = () => service.trunkStatus()[0]!.registration!;
     await eventually(() => registration().state === 'registered', 5000, 'the registration over TLS');
     expect(service.trunkStatus()[0]).toMatchObject({ transport: 'TLS', registrar: `localhost:${kamailio.tlsPort}` });
+    // Kamailio answers the keep-alive's OPTIONS over TLS too.
+    await eventually(() => service.trunkStatus()[0]?.keepalive?.reachable === true, 3000, 'the keep-alive over TLS');
     // Kamailio granted 4 s of the 600 asked for.
     const first = registration();
     expect(Date.parse(first.expiresAt!) - Date.parse(first.lastRegisteredAt!)).toBeLessThanOrEqual(4000);
@@ -129,6 +133,10 @@ describe.skipIf(missing !== null)(`a trunk over TLS, Kamailio as the carrier${mi
     // Long before Timer F (32 s) would give up on a registrar that does not answer.
     await eventually(() => (status()?.failures ?? 0) >= 1, 3000, 'the refusal');
     expect(status()).toMatchObject({ state: 'failed', lastError: 'no connection to the registrar: unable to verify the first certificate' });
+    await eventually(() => service.trunkStatus().find((trunk) => trunk.name === 'untrusted')?.keepalive?.reachable === false, 3000);
+    expect(service.trunkStatus().find((trunk) => trunk.name === 'untrusted')?.keepalive?.lastError).toBe(
+      'no connection to the proxy: unable to verify the first certificate',
+    );
     expect(logs.find((line) => line['msg'] === 'SIP connection to the peer failed')).toMatchObject({
       serverName: 'localhost',
       err: 'unable to verify the first certificate',
