@@ -249,12 +249,29 @@ export class TelephonyService {
   private followTrunks(): void {
     const apply = (trunks: readonly TrunkConfig[]): void => {
       this.admission.setTrunkSources(trunks);
-      if (this.signalling.kind === 'embedded') this.signalling.trunks.apply(trunks);
-      else if (trunks.some((trunk) => trunk.register))
+      if (this.signalling.kind === 'embedded') {
+        this.signalling.trunks.apply(trunks);
+        this.warnTlsWithoutListener(trunks, this.signalling.endpoint);
+      } else if (trunks.some((trunk) => trunk.register))
         this.logger.warn('trunk registration is done by the embedded SIP endpoint; behind drachtio-server, let drachtio-server register');
     };
     apply(this.dialplans.trunks);
     this.dialplans.onTrunks(apply);
+  }
+
+  /**
+   * A TLS trunk is given our Contact with `transport=tls`; without a TLS listener of ours its
+   * port is the TCP one, where nothing speaks TLS. A carrier that reuses our connection for its
+   * requests is served all the same; one that opens its own (for a call, or the BYE of a call we
+   * placed) cannot reach us, and nothing else would say why.
+   */
+  private warnTlsWithoutListener(trunks: readonly TrunkConfig[], endpoint: SipEndpoint): void {
+    const tlsTrunks = trunks.filter((trunk) => trunk.transport === 'TLS').map((trunk) => trunk.name);
+    if (tlsTrunks.length === 0 || endpoint.ports.tls !== null) return;
+    this.logger.warn(
+      { trunks: tlsTrunks },
+      'TLS trunks, but no SIP TLS listener (SPRACHROHR_SIP_TLS_CERT, SPRACHROHR_SIP_TLS_KEY): requests a carrier sends on a connection of its own cannot reach the gateway',
+    );
   }
 
   /** Who does the SIP signalling. */

@@ -14,6 +14,7 @@ import { CommandFailure } from '../../src/cli/command-failure.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { loadConfig } from '../../src/config.js';
 import { openKeyStore, startServer, type RunningServer } from '../../src/server.js';
+import { reminderDialplan } from '../helpers/carrier-call.js';
 import { eventuallyAsync } from '../helpers/eventually.js';
 import { assertSippPassed, sippScenario, startRtpSink, startSippServer } from '../helpers/sipp.js';
 
@@ -26,17 +27,7 @@ beforeAll(async () => {
   await fs.mkdir(path.join(dir, 'dialplans'));
   await fs.writeFile(
     path.join(dir, 'dialplans', 'reminder.yaml'),
-    [
-      'name: reminder',
-      'routes:',
-      '  - number: reminder',
-      '    engines: synthetic',
-      '    language: de-CH',
-      '    voice: anna',
-      '    steps:',
-      '      - say: { text: "Guten Tag {{name}}, wir erinnern Sie an Ihren Termin morgen um neun Uhr in der Praxis Müller. Auf Wiederhören." }',
-      '      - hangup: {}',
-    ].join('\n'),
+    reminderDialplan('Guten Tag {{name}}, wir erinnern Sie an Ihren Termin morgen um neun Uhr in der Praxis Müller. Auf Wiederhören.'),
   );
   const config = loadConfig({
     SPRACHROHR_DATA_DIR: path.join(dir, 'data'),

@@ -3,8 +3,8 @@
  * in front of several gateways for the cluster test: a configuration (one of
  * `test/integration/kamailio/`, or a shipped one such as `docker/kamailio/kamailio.cfg`) with
  * its `{{placeholders}}` filled in, run in the foreground in a temporary folder on a free
- * loopback UDP port, ready once it answers OPTIONS, and stopped with its log kept for the test
- * to read.
+ * loopback UDP port (and, when asked, a TLS port), ready once it answers OPTIONS, and stopped
+ * with its log kept for the test to read.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -25,11 +25,26 @@ export function kamailioMissing(): string | null {
   return /kamailio 5\./.test(probe.stdout) ? null : `Kamailio (${KAMAILIO}) did not report a 5.x version: ${probe.stdout.slice(0, 100)}`;
 }
 
+/** The tls module of Debian's kamailio-tls-modules. */
+export const KAMAILIO_TLS_MODULE = process.env['KAMAILIO_TLS_MODULE'] ?? '/usr/lib/x86_64-linux-gnu/kamailio/modules/tls.so';
+
+/** Why Kamailio cannot take SIP over TLS here, or null when it can. */
+export function kamailioTlsMissing(): string | null {
+  return (
+    kamailioMissing() ??
+    (existsSync(KAMAILIO_TLS_MODULE)
+      ? null
+      : `Kamailio's tls module (${KAMAILIO_TLS_MODULE}) is not installed: install the Debian package kamailio-tls-modules (npm run system-deps)`)
+  );
+}
+
 /** A running Kamailio. */
 export interface KamailioRun {
   /** `127.0.0.1:PORT`. */
   readonly address: string;
   readonly port: number;
+  /** Its TLS port, when it was started with one ({@link KamailioExtras.tls}); else null. */
+  readonly tlsPort: number | null;
   /** Its temporary folder (configuration, the files given to it, its RPC socket if it has one). */
   readonly dir: string;
   /** What it logged so far. */
@@ -38,8 +53,8 @@ export interface KamailioRun {
 }
 
 /** Starts the configuration `name` of `test/integration/kamailio/` with `values` for its placeholders. */
-export function startKamailio(name: string, values: Readonly<Record<string, string>>): Promise<KamailioRun> {
-  return startKamailioConfig(fileURLToPath(new URL(`../integration/kamailio/${name}`, import.meta.url)), values);
+export function startKamailio(name: string, values: Readonly<Record<string, string>>, extras: KamailioExtras = {}): Promise<KamailioRun> {
+  return startKamailioConfig(fileURLToPath(new URL(`../integration/kamailio/${name}`, import.meta.url)), values, extras);
 }
 
 /** More of a run than its configuration. */
@@ -48,6 +63,11 @@ export interface KamailioExtras {
   readonly files?: Readonly<Record<string, string>>;
   /** Preprocessor defines (`-A NAME=value`), placeholders filled in; a string value needs its own quotes. */
   readonly defines?: Readonly<Record<string, string>>;
+  /**
+   * Also listen for SIP over TLS on a free loopback port (the configuration loads the tls
+   * module; see {@link kamailioTlsMissing}).
+   */
+  readonly tls?: boolean;
 }
 
 /**
@@ -64,6 +84,7 @@ export async function startKamailioConfig(config: string, values: Readonly<Recor
   await writeFile(configFile, fill(await readFile(config, 'utf8')));
   for (const [name, text] of Object.entries(extras.files ?? {})) await writeFile(join(dir, name), fill(text));
   const port = await freePort();
+  const tlsPort = extras.tls ? await freePort('127.0.0.1', 't1') : null;
   const defines = Object.entries(extras.defines ?? {}).flatMap(([name, value]) => ['-A', `${name}=${fill(value)}`]);
   const args = [
     '-f',
@@ -73,6 +94,7 @@ export async function startKamailioConfig(config: string, values: Readonly<Recor
     '-E',
     '-l',
     `udp:127.0.0.1:${port}`,
+    ...(tlsPort === null ? [] : ['-l', `tls:127.0.0.1:${tlsPort}`]),
     '-w',
     dir,
     '-Y',
@@ -102,7 +124,7 @@ export async function startKamailioConfig(config: string, values: Readonly<Recor
     await stop();
     throw new Error(`Kamailio did not start (${KAMAILIO} ${args.join(' ')}): ${(error as Error).message}\n${output.slice(-2000)}`);
   }
-  return { address: `127.0.0.1:${port}`, port, dir, log: () => output, stop };
+  return { address: `127.0.0.1:${port}`, port, tlsPort, dir, log: () => output, stop };
 }
 
 /** Sends OPTIONS every 100 ms until Kamailio answers (5 s at most). */

@@ -37,6 +37,8 @@ export interface OutboundCall {
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
   /** The codecs to offer, in order (a trunk's); the deployment's otherwise. */
   readonly codecs?: readonly CallCodec[];
+  /** Through a TLS trunk with `tls_ca_file`: the CAs (PEM) its certificate must chain to. */
+  readonly tlsCa?: string;
 }
 
 /** Places a second call; answered or not. */
@@ -123,6 +125,8 @@ export interface TransferAddressing {
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
   /** Through a trunk: the codecs it takes, in the order to offer them. */
   readonly codecs?: readonly CallCodec[];
+  /** Through a TLS trunk with `tls_ca_file`: the CAs (PEM) its certificate must chain to. */
+  readonly tlsCa?: string;
 }
 
 /** What the call knows that addressing a transfer needs. */
@@ -143,7 +147,8 @@ const uriHost = (host: string): string => (host.includes(':') && !host.startsWit
  * transport kept), a SIP URI as written; the Caller ID is the caller's unless the step names
  * one; Diversion (RFC 5806) names the number that was called. Through a trunk, a number goes to
  * the trunk's proxy, our URIs are in the trunk's domain, the Caller ID is the step's, else the
- * trunk's `caller_id`, else its `from_user`, and the trunk's account answers challenges.
+ * trunk's `caller_id`, else its `from_user`, the trunk's account answers challenges, and over
+ * TLS the trunk's `tls_ca_file` vouches for its certificate.
  * @returns the addressing, or a problem when the step's target (after its placeholders were filled) is neither
  */
 export function addressTransfer(
@@ -164,5 +169,13 @@ export function addressTransfer(
   const inviteHeaders = request.diversion ? [...request.headers, ['Diversion', `<${ours(call.called)}>;reason=unconditional`] as const] : request.headers;
   const account =
     trunk?.username && trunk.password ? { username: trunk.authUsername ?? trunk.username, password: trunk.password, realm: trunk.realm } : undefined;
-  return { target, from, headers: request.headers, inviteHeaders, ...(account ? { credentials: account } : {}), ...(trunk ? { codecs: trunk.codecs } : {}) };
+  return {
+    target,
+    from,
+    headers: request.headers,
+    inviteHeaders,
+    ...(account ? { credentials: account } : {}),
+    ...(trunk ? { codecs: trunk.codecs } : {}),
+    ...(trunk?.tlsCa ? { tlsCa: trunk.tlsCa } : {}),
+  };
 }

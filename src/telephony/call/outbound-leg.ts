@@ -53,6 +53,7 @@ export function legPlacer(parts: LegParts): CallPlacer {
           offer: { contentType: SDP, body: Buffer.from(offer) },
           ringTimeoutMs: call.ringTimeoutMs,
           ...(call.credentials ? { credentials: call.credentials } : {}),
+          ...(call.tlsCa ? { tlsCa: call.tlsCa } : {}),
         },
         signal,
       )

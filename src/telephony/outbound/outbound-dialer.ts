@@ -283,6 +283,7 @@ export class OutboundDialer {
             if (media && early && !call.session) this.startRoute(call, plan, dialog, channel, { offer, media, answered });
           },
           ...(plan.addressing.credentials ? { credentials: plan.addressing.credentials } : {}),
+          ...(plan.addressing.tlsCa ? { tlsCa: plan.addressing.tlsCa } : {}),
         },
         call.stop.signal,
       );

@@ -212,13 +212,20 @@ export class SipEndpoint implements OutboundHost {
     this.transport.send(data, peer);
   }
 
-  async request(request: SipRequest, peer: SipPeer): Promise<SipResponse | null> {
+  /**
+   * Sends a request through a new client transaction: its final response, or null when none
+   * came; `onFailure` hears why, when it was the connection that could not be made (a refused
+   * TLS certificate, a refused TCP connection).
+   */
+  async request(request: SipRequest, peer: SipPeer, onFailure?: (error: Error) => void): Promise<SipResponse | null> {
     const key = (branch: string): string => `${branch}|${request.method}`;
     const transaction = new ClientTransaction(request, peer, this.transport, this.timers, (done) => this.clientTransactions.delete(key(done.branch)));
     this.clientTransactions.set(key(transaction.branch), transaction);
     transaction.start();
     const outcome = await transaction.outcome;
-    return 'response' in outcome ? outcome.response : null;
+    if ('response' in outcome) return outcome.response;
+    if (outcome.error) onFailure?.(outcome.error);
+    return null;
   }
 
   release(dialog: { readonly key: string }): void {

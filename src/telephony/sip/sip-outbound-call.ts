@@ -19,7 +19,7 @@ import { cseqOf } from './sip-parser.js';
 import { serializeMessage, SipHeaders, type SipRequest, type SipResponse } from './sip-message.js';
 import { OutboundDialog } from './sip-outbound-dialog.js';
 import { askForSessionTimer, checkedSessionInterval, raisedAfter422 } from './session-timer.js';
-import { peerForUri } from './sip-target.js';
+import { peerForUri, withTlsCa } from './sip-target.js';
 import type { SipPeer } from './sip-transport.js';
 import { TimerSet } from './timer-set.js';
 
@@ -47,6 +47,11 @@ export interface OutboundCallRequest {
    * with that status.
    */
   readonly credentials?: DigestCredentials & { readonly realm?: string | null };
+  /**
+   * Over TLS, the CAs (PEM) the first hop's certificate must chain to, in place of the public
+   * roots (a trunk's `tls_ca_file`); the requests of the call's dialog go the same way.
+   */
+  readonly tlsCa?: string;
   /**
    * The session interval to ask for (RFC 4028), in seconds: at least 90, or 0 for no session
    * timer; 1800 unless given. The callee's answer sets the interval and who refreshes.
@@ -112,7 +117,7 @@ export async function placeOutboundCall(
   try {
     // A name is looked up in the family our sockets are bound in: an IPv4 socket cannot reach ::1.
     const bound = host.contactFor('UDP').host;
-    peer = request.peer ?? (await peerForUri(uri, net.isIPv4(bound) ? 4 : net.isIPv6(bound) && bound !== '::' ? 6 : 0));
+    peer = withTlsCa(request.peer ?? (await peerForUri(uri, net.isIPv4(bound) ? 4 : net.isIPv6(bound) && bound !== '::' ? 6 : 0)), request.tlsCa);
   } catch {
     return { failed: 'unreachable' };
   }

@@ -160,8 +160,8 @@ export class ServerTransaction {
   }
 }
 
-/** The outcome of a request we sent: its final response, or a timeout / transport failure. */
-export type ClientOutcome = { readonly response: SipResponse } | { readonly timeout: true };
+/** The outcome of a request we sent: its final response, or a timeout / transport failure (with the transport's error). */
+export type ClientOutcome = { readonly response: SipResponse } | { readonly timeout: true; readonly error?: Error };
 
 /** One client non-INVITE transaction (BYE, CANCEL, REFER, INFO that we send). */
 export class ClientTransaction {
@@ -187,7 +187,7 @@ export class ClientTransaction {
   /** Sends the request and starts Timers E and F. */
   start(): void {
     // A connection that cannot be made fails the request at once, not after Timer F.
-    this.transport.send(this.bytes, this.peer, () => this.finish({ timeout: true }));
+    this.transport.send(this.bytes, this.peer, (error) => this.finish({ timeout: true, error }));
     if (this.peer.transport === 'UDP') this.retransmit(this.sipTimers.t1Ms);
     this.timers.after(64 * this.sipTimers.t1Ms, () => this.finish({ timeout: true }));
   }

@@ -21,6 +21,22 @@ export interface SipPeer {
   readonly transport: TransportName;
   readonly address: string;
   readonly port: number;
+  /** How a TLS connection we open to the peer checks its certificate (unset: against the address, with Node's bundled CAs). */
+  readonly tls?: TlsVerification;
+}
+
+/**
+ * What the certificate of a TLS peer we connect to must be. Verification is never off: without
+ * a CA of its own a peer's certificate must chain to one of Node's bundled public roots.
+ */
+export interface TlsVerification {
+  /**
+   * The host name the certificate must be issued for, also sent as SNI. A peer is reached at the
+   * address its name resolved to, but a carrier's certificate names the host, not the address.
+   */
+  readonly serverName?: string;
+  /** PEM certificates of the CAs the peer's certificate must chain to, in place of the public roots (a PBX's private CA). */
+  readonly ca?: string;
 }
 
 /** Listening options. */
@@ -75,6 +91,17 @@ export class SipTransport {
   private tlsServer: net.Server | null = null;
   private secureContext: tls.SecureContext | null = null;
   private readonly connections = new Map<string, net.Socket>();
+  /**
+   * The TLS connections we opened for a peer with a {@link TlsVerification}, by address and
+   * what was verified. A peer asking for another name or CA gets a connection of its own: one
+   * verified for another name may lead to another host behind the same address (SNI), and one
+   * trusted through another CA proves nothing to this peer.
+   */
+  private readonly verified = new Map<string, net.Socket>();
+  /** Connections of ours still being made (TLS: until its handshake is done), with the sends waiting on each. */
+  private readonly connecting = new WeakMap<net.Socket, Array<(error: Error) => void>>();
+  /** A short number for each CA text seen, for the keys of {@link verified}. */
+  private readonly caIds = new Map<string, number>();
   private readonly admission: StreamAdmission;
   private handler: (result: ParseResult, peer: SipPeer) => void = () => {};
   /** Bound address and ports. */
@@ -219,26 +246,89 @@ export class SipTransport {
    * connection, an unroutable address); a datagram lost on the way is not known.
    */
   send(data: Buffer, peer: SipPeer, onError?: (error: Error) => void): void {
+    let reported = false;
     const failed = (error: Error | null | undefined): void => {
-      if (error) onError?.(error);
+      if (!error || reported) return;
+      reported = true;
+      onError?.(error);
     };
     if (peer.transport === 'UDP') {
       if (this.udp) this.udp.send(data, peer.port, peer.address, failed);
       else failed(new Error('the SIP UDP socket is closed'));
       return;
     }
-    let socket = this.connections.get(peerKey(peer));
+    const verifiedKey = this.verifiedKey(peer);
+    let socket = verifiedKey === null ? this.connections.get(peerKey(peer)) : this.verified.get(verifiedKey);
     if (!socket || socket.destroyed) {
-      socket = peer.transport === 'TLS' ? tls.connect({ host: peer.address, port: peer.port }) : net.connect({ host: peer.address, port: peer.port });
-      this.track(peer, socket);
+      socket = peer.transport === 'TLS' ? this.connectTls(peer) : net.connect({ host: peer.address, port: peer.port });
+      const where = { transport: peer.transport, address: peer.address, port: peer.port };
+      // Also under its address: responses and requests that arrive on it name only that.
+      this.track(where, socket);
+      if (verifiedKey !== null) this.trackVerified(verifiedKey, socket);
+      this.watchConnecting(socket, peer);
     }
+    this.connecting.get(socket)?.push(failed);
     socket.write(data, failed);
+  }
+
+  /**
+   * Tells the sends waiting on a new connection when it cannot be made, and logs why. A
+   * refused TLS handshake ends the socket without failing the writes queued on it: without
+   * this, a certificate we refuse would look like a peer that never answers (Timer F, 32 s).
+   */
+  private watchConnecting(socket: net.Socket, peer: SipPeer): void {
+    const waiting: Array<(error: Error) => void> = [];
+    this.connecting.set(socket, waiting);
+    const failAll = (error: Error): void => {
+      if (this.connecting.get(socket) !== waiting) return;
+      this.connecting.delete(socket);
+      for (const fail of waiting) fail(error);
+    };
+    socket.once(peer.transport === 'TLS' ? 'secureConnect' : 'connect', () => this.connecting.delete(socket));
+    socket.once('error', (error: Error) => {
+      const where = { transport: peer.transport, address: peer.address, port: peer.port };
+      this.options.logger.warn({ peer: where, serverName: peer.tls?.serverName, err: error.message }, 'SIP connection to the peer failed');
+      failAll(error);
+    });
+    socket.once('close', () => failAll(new Error('the connection closed before it was established')));
+  }
+
+  /** The key of {@link verified} for a TLS peer with a verification of its own; null for any other. */
+  private verifiedKey(peer: SipPeer): string | null {
+    if (peer.transport !== 'TLS' || peer.tls === undefined) return null;
+    const ca = peer.tls.ca;
+    let caId = 0;
+    if (ca !== undefined) {
+      caId = this.caIds.get(ca) ?? this.caIds.size + 1;
+      this.caIds.set(ca, caId);
+    }
+    return `${peerKey(peer)}|${peer.tls.serverName ?? ''}|${caId}`;
+  }
+
+  private trackVerified(key: string, socket: net.Socket): void {
+    this.verified.set(key, socket);
+    socket.on('close', () => {
+      if (this.verified.get(key) === socket) this.verified.delete(key);
+    });
+  }
+
+  /** A TLS connection to the peer, its certificate checked as the peer's {@link TlsVerification} says. */
+  private connectTls(peer: SipPeer): tls.TLSSocket {
+    const serverName = peer.tls?.serverName;
+    return tls.connect({
+      host: peer.address,
+      port: peer.port,
+      // SNI takes host names only (RFC 6066 section 3); an address is checked against the certificate's IP entries.
+      ...(serverName !== undefined && net.isIP(serverName) === 0 ? { servername: serverName } : {}),
+      ...(peer.tls?.ca !== undefined ? { ca: peer.tls.ca } : {}),
+    });
   }
 
   /** Closes listeners and connections. */
   async close(): Promise<void> {
-    for (const socket of this.connections.values()) socket.destroy();
+    for (const socket of [...this.connections.values(), ...this.verified.values()]) socket.destroy();
     this.connections.clear();
+    this.verified.clear();
     await Promise.all([
       new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
       new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve())),

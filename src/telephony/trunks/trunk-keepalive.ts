@@ -75,9 +75,10 @@ export class TrunkKeepAlive {
     const was = this.reachable;
     try {
       const contact = this.client.contactFor(this.trunk.transport);
-      const peer = await trunkPeer(target, this.trunk.transport, contact.host);
+      const peer = await trunkPeer(target, this.trunk, contact.host);
       const started = performance.now();
-      const response = await this.client.request(this.optionsRequest(contact), peer);
+      let failure: Error | null = null;
+      const response = await this.client.request(this.optionsRequest(contact), peer, (error) => (failure = error));
       if (this.stopped) return;
       if (response) {
         this.reachable = true;
@@ -86,7 +87,7 @@ export class TrunkKeepAlive {
         this.lastError = null;
       } else {
         this.reachable = false;
-        this.lastError = 'no answer to OPTIONS';
+        this.lastError = failure ? `no connection to the proxy: ${(failure as Error).message}` : 'no answer to OPTIONS';
       }
     } catch (error) {
       this.reachable = false;

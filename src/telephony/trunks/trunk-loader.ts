@@ -1,9 +1,12 @@
 /**
  * Loads the trunk file of the dialplan folder (`trunks.yaml` or `trunks.yml`): its syntax and
  * schema, then what a schema cannot say — ports in range, addresses that are addresses, the
- * password variable set, a registering trunk with everything registering needs, names used
- * once. Every problem names the file, line and column.
+ * password variable set, a registering trunk with everything registering needs, a TLS trunk's
+ * CA file readable and holding certificates in force, names used once. Every problem names
+ * the file, line and column.
  */
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -37,6 +40,10 @@ export interface TrunkConfig {
   /** Where requests to the trunk go: the outbound proxy, else the registrar. */
   readonly proxy: HostPort | null;
   readonly transport: TransportName;
+  /** `tls_ca_file`, as an absolute path; null: the trunk's certificate must chain to a public root. */
+  readonly tlsCaFile: string | null;
+  /** The certificates of `tls_ca_file` (PEM), read when the file was loaded. */
+  readonly tlsCa: string | null;
   readonly username: string | null;
   readonly authUsername: string | null;
   /** Read from the variable `password_env` names. Never log it. */
@@ -122,6 +129,8 @@ function resolveTrunk(file: string, trunk: TrunkEntry, env: Env, at: (field: str
   if (trunk.username !== undefined && password === null && register)
     throw at('register', 'a trunk that registers needs password_env (the variable with its password)');
   if (!registrar && !proxy) throw at('name', 'a trunk needs a registrar or a proxy: where its calls go');
+  const tlsCaFile = trunk.tls_ca_file === undefined ? null : path.resolve(path.dirname(file), trunk.tls_ca_file);
+  const tlsCa = tlsCaFile === null ? null : caCertificates(trunk, transport, tlsCaFile, (message) => at('tls_ca_file', message));
   const allow = trunk.allow ?? [];
   allow.forEach((rule, index) => {
     try {
@@ -136,6 +145,8 @@ function resolveTrunk(file: string, trunk: TrunkEntry, env: Env, at: (field: str
     registrar,
     proxy: proxy ?? registrar,
     transport,
+    tlsCaFile,
+    tlsCa,
     username: trunk.username ?? null,
     authUsername: trunk.auth_username ?? null,
     password,
@@ -150,6 +161,38 @@ function resolveTrunk(file: string, trunk: TrunkEntry, env: Env, at: (field: str
     expiresSeconds: trunk.expires_s ?? TRUNK_DEFAULTS.expiresSeconds,
     optionsIntervalSeconds: trunk.options_interval_s ?? TRUNK_DEFAULTS.optionsIntervalSeconds,
   };
+}
+
+/**
+ * The PEM text of a trunk's CA file, checked: for a TLS trunk, readable, and every certificate
+ * in it readable and in force now (an expired CA would refuse the carrier at its first
+ * connection, with nothing in the file to say why).
+ */
+function caCertificates(trunk: TrunkEntry, transport: TransportName, file: string, problem: (message: string) => DialplanError): string {
+  const named = `tls_ca_file ${JSON.stringify(trunk.tls_ca_file)}`;
+  if (transport !== 'TLS') throw problem(`${named} is for transport: tls (this trunk's transport is ${transport.toLowerCase()})`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw problem(`${named} (${file}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw problem(`${named} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  const now = Date.now();
+  blocks.forEach((block, index) => {
+    let certificate: X509Certificate;
+    try {
+      certificate = new X509Certificate(block);
+    } catch (error) {
+      throw problem(`${named}: certificate ${index + 1} cannot be read (${(error as Error).message})`);
+    }
+    if (Date.parse(certificate.validTo) < now)
+      throw problem(`${named}: certificate ${index + 1} (${certificate.subject.replaceAll('\n', ', ')}) expired ${certificate.validTo}`);
+    if (Date.parse(certificate.validFrom) > now)
+      throw problem(`${named}: certificate ${index + 1} (${certificate.subject.replaceAll('\n', ', ')}) is valid only from ${certificate.validFrom}`);
+  });
+  return blocks.join('\n') + '\n';
 }
 
 /** `host[:port]` (IPv6 in brackets) as host and port. */

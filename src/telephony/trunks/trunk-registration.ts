@@ -10,15 +10,18 @@ import { chooseChallenge, digestAuthorization } from '../sip/digest.js';
 import { contactValue } from '../sip/sip-dialog-request.js';
 import { newBranch, newCallId, newTag, parseNameAddress, parseSipUri, sipHost } from '../sip/sip-headers.js';
 import { SipHeaders, type SipRequest, type SipResponse } from '../sip/sip-message.js';
-import { peerForUri } from '../sip/sip-target.js';
+import { peerForUri, withTlsCa } from '../sip/sip-target.js';
 import type { SipPeer } from '../sip/sip-transport.js';
 import type { HostPort, TrunkConfig } from './trunk-loader.js';
 import { trunkPeer } from './trunk-peer.js';
 
 /** What registering needs from the SIP endpoint. */
 export interface RegistrarClient {
-  /** Sends a request through a new client transaction; its final response, or null on timeout. */
-  request(request: SipRequest, peer: SipPeer): Promise<SipResponse | null>;
+  /**
+   * Sends a request through a new client transaction; its final response, or null on timeout.
+   * `onFailure` hears why when the connection could not be made.
+   */
+  request(request: SipRequest, peer: SipPeer, onFailure?: (error: Error) => void): Promise<SipResponse | null>;
   /** Our address and port for a transport (the Contact we register). */
   contactFor(transport: SipPeer['transport']): { host: string; port: number };
   readonly product: string | undefined;
@@ -244,15 +247,17 @@ export class TrunkRegistration {
    */
   private async exchange(expires: number): Promise<Exchange> {
     const registrar = this.trunk.registrar!;
-    let peer = this.redirectedTo ?? (await trunkPeer(this.trunk.proxy ?? registrar, this.trunk.transport, this.contact().host));
+    let peer = this.redirectedTo ?? (await trunkPeer(this.trunk.proxy ?? registrar, this.trunk, this.contact().host));
     let challenges = 0;
     let redirects = 0;
     let authorization: [string, string] | null = null;
     for (;;) {
       const request = this.registerRequest(registrar, peer, expires, authorization);
       const sentAt = performance.now();
-      const response = await this.client.request(request, peer);
-      if (!response) return { response: null, error: 'no answer from the registrar', sentAt };
+      let failure: Error | null = null;
+      const response = await this.client.request(request, peer, (error) => (failure = error));
+      if (!response)
+        return { response: null, error: failure ? `no connection to the registrar: ${(failure as Error).message}` : 'no answer from the registrar', sentAt };
       const done = (error: string | null): Exchange => ({ response, error, sentAt });
       if (response.status === 401 || response.status === 407) {
         const header = response.status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate';
@@ -275,7 +280,8 @@ export class TrunkRegistration {
         const target = parseNameAddress(response.headers.get('Contact') ?? '');
         const uri = target ? parseSipUri(target.uri) : null;
         if (!uri || ++redirects > MAX_REDIRECTS) return done(`${response.status}: a redirection that cannot be followed`);
-        peer = await peerForUri(uri, this.family());
+        // The registrar it moved to is still the trunk's: the trunk's CA vouches for it.
+        peer = withTlsCa(await peerForUri(uri, this.family()), this.trunk.tlsCa);
         this.redirectedTo = peer;
         continue;
       }

@@ -35,6 +35,13 @@ export const TrunkSchema = Type.Object(
       Type.String({ ...HostPort, description: 'outbound proxy, host[:port]: every request to the trunk goes there (default: the registrar)' }),
     ),
     transport: Type.Optional(Type.Union([Type.Literal('udp'), Type.Literal('tcp'), Type.Literal('tls')], { description: 'default udp' })),
+    tls_ca_file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: "with transport tls: PEM file of the CAs the trunk's certificate must chain to, in place of the public roots (relative to the trunk file)",
+      }),
+    ),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\s<>"@]+$', description: 'the account at the provider (AOR user)' })),
     auth_username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'the digest user name, when it differs from username' })),
     password_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'the environment variable holding the password' })),

@@ -5,58 +5,27 @@
  * limit; and a handshake that never completes counts against the message deadline. (The TCP
  * side of the same rules is probed in test/security/sip-probes.test.ts.)
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SipEndpoint } from '../../../src/telephony/sip/sip-endpoint.js';
 import { Peer, response, sipRequest } from '../../helpers/sip-peer.js';
+import { makeTestCertificates, type TestCertificates } from '../../helpers/tls-certificates.js';
 
 const DEADLINE_MS = 300;
 /** Longer than the deadline with room for a loaded machine, far below any default. */
 const PATIENCE_MS = DEADLINE_MS + 1500;
 
 let endpoint: SipEndpoint;
-let certDir: string;
-
-/** A throwaway self-signed certificate for the TLS listener. */
-function selfSigned(): { key: Buffer; cert: Buffer } {
-  certDir = mkdtempSync(path.join(os.tmpdir(), 'sip-tls-'));
-  const key = path.join(certDir, 'key.pem');
-  const cert = path.join(certDir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(key), cert: readFileSync(cert) };
-}
+let certificates: TestCertificates;
 
 beforeAll(async () => {
+  certificates = makeTestCertificates();
   endpoint = new SipEndpoint({
     host: '127.0.0.1',
     port: 0,
-    tls: { port: 0, ...selfSigned() },
+    tls: { port: 0, key: certificates.key, cert: certificates.cert },
     logger: pino({ level: 'silent' }),
     allowSource: (address) => address === '127.0.0.1',
     messageDeadlineMs: DEADLINE_MS,
@@ -66,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await endpoint.close();
-  rmSync(certDir, { recursive: true, force: true });
+  certificates.remove();
 });
 
 /** How long after opening the server closed `socket`; null when it was still open after PATIENCE_MS. */

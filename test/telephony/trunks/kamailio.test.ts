@@ -12,7 +12,8 @@ import { eventually } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../../helpers/captured-logger.js';
 import { kamailioMissing, startKamailio, type KamailioRun } from '../../helpers/kamailio.js';
-import { assertSippPassed, freePort, runSipp, sippScenario, startRtpSink, startSippServer } from '../../helpers/sipp.js';
+import { callThroughCarrier, reminderDialplan } from '../../helpers/carrier-call.js';
+import { assertSippPassed, freePort, runSipp, sippScenario } from '../../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
 const missing = kamailioMissing();
@@ -29,17 +30,7 @@ const DIALPLAN = [
   '      - hangup: { reason: through the carrier }',
 ].join('\n');
 
-const REMINDER = [
-  'name: reminder',
-  'routes:',
-  '  - number: reminder',
-  '    engines: synthetic',
-  '    language: de-CH',
-  '    voice: anna',
-  '    steps:',
-  '      - say: { text: "Guten Tag, hier ist Ihr Anbieter. Wir erinnern Sie an Ihre Rechnung, die morgen fällig wird. Auf Wiederhören." }',
-  '      - hangup: {}',
-].join('\n');
+const REMINDER = reminderDialplan('Guten Tag, hier ist Ihr Anbieter. Wir erinnern Sie an Ihre Rechnung, die morgen fällig wird. Auf Wiederhören.');
 
 describe.skipIf(missing !== null)(`Kamailio as the carrier${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let kamailio: KamailioRun;
@@ -73,25 +64,11 @@ describe.skipIf(missing !== null)(`Kamailio as the carrier${missing ? ` (skipped
   it('places a call through the carrier: challenged, authenticated, answered by the callee, which hears the route', async () => {
     const service = telephony!.service;
     await eventually(() => service.trunkStatus()[0]?.registration?.state === 'registered', 5000);
-    const sink = await startRtpSink();
-    try {
-      const callee = await startSippServer({
-        scenario: sippScenario('api-callee.uas.xml'),
-        localPort: calleePort,
-        calls: 1,
-        timeoutMs: 20_000,
-        variables: { rtp_port: String(sink.port) },
-      });
-      const record = await service.dialer.place({ to: '+41791234567', trunk: 'carrier', dialplan: 'reminder' }, { keyId: 'key_ops', accountId: 'ops' });
-      await eventually(() => record.state === 'completed' || record.state === 'failed', 15_000, 'the call to be over');
-      assertSippPassed(await callee.result);
-      expect(record).toMatchObject({ state: 'completed', sipStatus: 200, trunk: 'carrier', endedBy: 'callee', earlyMedia: true });
-      expect(record.target).toBe(`sip:+41791234567@${kamailio.address}`);
-      expect(kamailio.log()).toContain('outbound call from gw-kam to +41791234567');
-      expect(sink.packets.filter((packet) => packet.payloadType === 0).length).toBeGreaterThan(60);
-    } finally {
-      await sink.close();
-    }
+    const { record, packets } = await callThroughCarrier(service, { to: '+41791234567', trunk: 'carrier', calleePort });
+    expect(record).toMatchObject({ state: 'completed', sipStatus: 200, trunk: 'carrier', endedBy: 'callee', earlyMedia: true });
+    expect(record.target).toBe(`sip:+41791234567@${kamailio.address}`);
+    expect(kamailio.log()).toContain('outbound call from gw-kam to +41791234567 over udp');
+    expect(packets.filter((packet) => packet.payloadType === 0).length).toBeGreaterThan(60);
   }, 30_000);
 
   it('registers with SHA-256 digest, takes a call through the carrier on its route, and removes the binding at shutdown', async () => {

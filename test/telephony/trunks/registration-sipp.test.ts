@@ -1,7 +1,9 @@
 /**
  * Trunk registration against SIPp as the carrier's registrar (Debian `sip-tester`): a 503 with
  * Retry-After first, then digest challenges (MD5, qop auth) answered and checked by SIPp,
- * the refresh before the granted 4 seconds run out, and the binding removed at shutdown.
+ * the refresh before the granted 4 seconds run out, and the binding removed at shutdown; over
+ * UDP and over TCP (SIPp `-t t1`, every REGISTER on the trunk's connection). (TLS: SIPp from
+ * Debian is built without it; kamailio-tls.test.ts registers over TLS with Kamailio.)
  * `GET /v1/trunks`' view is read from the running service along the way. A wrong password,
  * and trunks added to and taken out of the trunk file while the service runs. (The registrar
  * scenarios expect REGISTERs only: these trunks send no OPTIONS keep-alive.)
@@ -13,6 +15,7 @@ import { eventually } from '../../helpers/eventually.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertSippPassed, sippScenario, startSippServer } from '../../helpers/sipp.js';
 import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
+import { trunkFile } from '../../helpers/trunk-file.js';
 
 const DIALPLAN = anyNumberDialplan('      - hangup: {}');
 const timing = { retryBaseMs: 300, retryMaxMs: 2000, unregisterTimeoutMs: 2000 };
@@ -23,65 +26,85 @@ afterEach(async () => {
   telephony = null;
 });
 
+/** The first test's run over each transport: the trunk's `transport`, SIPp's `-t`, the RTP ports. */
+const TRANSPORTS = [
+  { transport: 'udp', sipp: 'u1', rtpPorts: '43000-43019' },
+  { transport: 'tcp', sipp: 't1', rtpPorts: '43340-43359' },
+] as const;
+
 describe('trunk registration (SIPp as the registrar)', () => {
-  it('waits out a 503, answers the challenge, refreshes before the binding runs out, and removes it at shutdown', async () => {
-    const registrar = await startSippServer({
-      scenario: sippScenario('registrar.uas.xml'),
-      calls: 1,
-      timeoutMs: 20_000,
-      variables: { username: 'gw-zuerich', password: 'Sehr-geheim-1' },
-    });
-    const trunks = [
-      'trunks:',
-      '  - name: carrier',
-      `    registrar: ${registrar.address}`,
-      '    username: gw-zuerich',
-      '    password_env: TEST_TRUNK_PASSWORD',
-      '    options_interval_s: 0',
-      '    expires_s: 3600',
-    ].join('\n');
-    process.env['TEST_TRUNK_PASSWORD'] = 'Sehr-geheim-1';
-    const started = Date.now();
-    // The Contact registered is the advertised address (a public one in front of the one we listen on).
-    telephony = await startTelephony(
-      DIALPLAN,
-      { SPRACHROHR_RTP_PORTS: '43000-43019', SPRACHROHR_SIP_ADVERTISED_ADDRESS: '127.0.0.2' },
-      { files: { 'trunks.yaml': trunks }, registrationTiming: timing },
-    );
-    const service = telephony.service;
-    const registration = () => service.trunkStatus()[0]!.registration!;
-    expect(service.trunkStatus()[0]).toMatchObject({ name: 'carrier', registrar: registrar.address, transport: 'UDP', maxCalls: 30 });
+  it.each(TRANSPORTS)(
+    'over $transport: waits out a 503, answers the challenge, refreshes before the binding runs out, and removes it at shutdown',
+    async ({ transport, sipp, rtpPorts }) => {
+      const registrar = await startSippServer({
+        scenario: sippScenario('registrar.uas.xml'),
+        transport: sipp,
+        calls: 1,
+        timeoutMs: 20_000,
+        variables: { username: 'gw-zuerich', password: 'Sehr-geheim-1' },
+      });
+      const trunks = trunkFile({
+        name: 'carrier',
+        registrar: registrar.address,
+        transport,
+        username: 'gw-zuerich',
+        password_env: 'TEST_TRUNK_PASSWORD',
+        options_interval_s: 0,
+        expires_s: 3600,
+      });
+      process.env['TEST_TRUNK_PASSWORD'] = 'Sehr-geheim-1';
+      const started = Date.now();
+      // The Contact registered is the advertised address (a public one in front of the one we listen on).
+      telephony = await startTelephony(
+        DIALPLAN,
+        { SPRACHROHR_RTP_PORTS: rtpPorts, SPRACHROHR_SIP_ADVERTISED_ADDRESS: '127.0.0.2' },
+        { files: { 'trunks.yaml': trunks }, registrationTiming: timing },
+      );
+      const service = telephony.service;
+      const registration = () => service.trunkStatus()[0]!.registration!;
+      expect(service.trunkStatus()[0]).toMatchObject({ name: 'carrier', registrar: registrar.address, transport: transport.toUpperCase(), maxCalls: 30 });
 
-    // The 503 first: failed, the next attempt when Retry-After says.
-    await eventually(() => registration().failures === 1, 3000);
-    expect(registration()).toMatchObject({ state: 'failed', lastError: '503 Service Unavailable' });
-    const retryAt = Date.parse(registration().nextAttemptAt!);
-    expect(retryAt - Date.now()).toBeGreaterThan(500);
+      // The 503 first: failed, the next attempt when Retry-After says.
+      await eventually(() => registration().failures === 1, 3000);
+      expect(registration()).toMatchObject({ state: 'failed', lastError: '503 Service Unavailable' });
+      const retryAt = Date.parse(registration().nextAttemptAt!);
+      expect(retryAt - Date.now()).toBeGreaterThan(500);
 
-    await eventually(() => registration().state === 'registered', 4000);
-    const registeredAt = Date.now();
-    expect(registeredAt - started).toBeGreaterThanOrEqual(1000);
-    const first = registration();
-    expect(first).toMatchObject({ failures: 0, lastError: null });
-    // The binding granted for 4 s, not the 3600 asked for.
-    expect(Date.parse(first.expiresAt!) - registeredAt).toBeLessThanOrEqual(4000);
-    expect(Date.parse(first.expiresAt!) - registeredAt).toBeGreaterThan(3000);
+      await eventually(() => registration().state === 'registered', 4000);
+      const registeredAt = Date.now();
+      expect(registeredAt - started).toBeGreaterThanOrEqual(1000);
+      const first = registration();
+      expect(first).toMatchObject({ failures: 0, lastError: null });
+      // The binding granted for 4 s, not the 3600 asked for.
+      expect(Date.parse(first.expiresAt!) - registeredAt).toBeLessThanOrEqual(4000);
+      expect(Date.parse(first.expiresAt!) - registeredAt).toBeGreaterThan(3000);
 
-    // Refreshed at about half the granted time, before it ran out.
-    await eventually(() => registration().lastRegisteredAt !== first.lastRegisteredAt, 4000);
-    const refreshedAfter = Date.parse(registration().lastRegisteredAt!) - Date.parse(first.lastRegisteredAt!);
-    expect(refreshedAfter).toBeGreaterThanOrEqual(1900);
-    expect(refreshedAfter).toBeLessThan(3500);
-    expect(registration().state).toBe('registered');
+      // Refreshed at about half the granted time, before it ran out.
+      await eventually(() => registration().lastRegisteredAt !== first.lastRegisteredAt, 4000);
+      const refreshedAfter = Date.parse(registration().lastRegisteredAt!) - Date.parse(first.lastRegisteredAt!);
+      expect(refreshedAfter).toBeGreaterThanOrEqual(1900);
+      expect(refreshedAfter).toBeLessThan(3500);
+      expect(registration().state).toBe('registered');
 
-    // Shutdown removes the binding: SIPp's scenario ends with that REGISTER (Expires: 0).
-    await telephony.close();
-    telephony = null;
-    assertSippPassed(await registrar.result);
-    const messages = await fs.readFile(registrar.files.messages, 'latin1');
-    expect(messages).toMatch(/^Contact: <sip:gw-zuerich@127\.0\.0\.2:\d+>$/m);
-    expect(messages).not.toMatch(/^Contact: <sip:gw-zuerich@127\.0\.0\.1/m);
-  });
+      // Shutdown removes the binding: SIPp's scenario ends with that REGISTER (Expires: 0).
+      await telephony.close();
+      telephony = null;
+      assertSippPassed(await registrar.result);
+      const messages = await fs.readFile(registrar.files.messages, 'latin1');
+      const param = transport === 'udp' ? '' : `;transport=${transport}`;
+      expect(messages).toMatch(new RegExp(`^Contact: <sip:gw-zuerich@127\\.0\\.0\\.2:\\d+${param}>$`, 'm'));
+      expect(messages).not.toMatch(/^Contact: <sip:gw-zuerich@127\.0\.0\.1/m);
+      // Every REGISTER came over the trunk's transport: its Request-URI and Via say so, and SIPp
+      // (listening on that transport only) logged each as received over it.
+      const registers = messages.split(/^-{10,}.*$/m).filter((message) => /^REGISTER sip:/m.test(message));
+      expect(registers.length).toBeGreaterThanOrEqual(6);
+      for (const register of registers) {
+        expect(register).toMatch(new RegExp(`^REGISTER sip:127\\.0\\.0\\.1:\\d+${param} SIP/2\\.0$`, 'm'));
+        expect(register).toMatch(new RegExp(`^Via: SIP/2\\.0/${transport.toUpperCase()} `, 'm'));
+        expect(register).toMatch(new RegExp(`^${transport.toUpperCase()} message received`, 'm'));
+      }
+    },
+  );
 });
 
 describe('trunk registration with a wrong password', () => {

@@ -27,6 +27,8 @@ describe('the trunk file', () => {
       registrar: { host: 'sip.example.ch', port: 5060 },
       proxy: { host: 'sip.example.ch', port: 5060 },
       transport: 'UDP',
+      tlsCaFile: null,
+      tlsCa: null,
       username: '0441234567',
       authUsername: null,
       password: 'geheim',
