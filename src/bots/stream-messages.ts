@@ -163,8 +163,10 @@ export const TEXT_OUT = {
     {
       type: Type.Literal('say.done'),
       id: Type.Union([Type.String(), Type.Null()]),
-      interrupted: Type.Boolean({ description: 'the caller barged in, or clear stopped it' }),
-      played_seconds: Type.Number(),
+      interrupted: Type.Boolean({
+        description: 'the caller barged in, or clear or a transfer stopped it before its end (false: the caller heard all of it)',
+      }),
+      played_seconds: Type.Number({ description: 'how much of it reached the caller' }),
     },
     { description: 'A say has been played (or stopped); one for every say, in order.' },
   ),
@@ -214,7 +216,11 @@ export const TEXT_IN = {
   ),
   clear: Type.Object(
     { type: Type.Literal('clear') },
-    { additionalProperties: false, description: 'Stops what is being said and drops the queued says (each gets its say.done).' },
+    {
+      additionalProperties: false,
+      description:
+        'Stops what is being said and drops the queued says (each gets its say.done): every say sent before it, even one sent just before that has not begun to play.',
+    },
   ),
   transfer: Type.Object(
     {

@@ -6,7 +6,9 @@
  *
  * What the bot asks for runs in order: says one after the other, a hangup once what is queued
  * has been said. `clear`, a barge-in and a `transfer` stop what is being said at once and drop
- * the queued says; every say gets its `say.done`.
+ * the queued says; every say gets its `say.done`, which tells whether the caller heard all of it.
+ * A `clear` or `transfer` acts on the says the bot sent before it, read or not yet started: one
+ * read together with its say stops that say before it plays.
  */
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
@@ -21,7 +23,10 @@ import type { TextIn, TextOut } from './stream-messages.js';
 
 /** How a say ended. */
 export interface SaidPrompt {
+  /** The caller spoke over it or pressed a key (barge-in). */
   readonly interrupted: boolean;
+  /** Its stop cut it short: the caller did not hear all of it. */
+  readonly stopped: boolean;
   readonly playedSeconds: number;
 }
 
@@ -35,8 +40,11 @@ export interface TextStreamCall {
   readonly parameters: Readonly<Record<string, string>>;
   readonly variables: Readonly<Record<string, string>>;
   readonly logger: Logger;
-  /** Says a prompt; `signal` ends it early (the call or the stream ended). */
-  speak(prompt: PromptRequest, signal: AbortSignal): Promise<SaidPrompt>;
+  /**
+   * Says a prompt; `stop` stops it where it is (clear, a transfer, the stream's end), and how
+   * much of it was played comes back all the same. A stop before it started plays nothing.
+   */
+  speak(prompt: PromptRequest, stop: AbortSignal): Promise<SaidPrompt>;
   transfer(request: TransferRequest): Promise<TransferOutcome>;
   hangup(reason: string): Promise<void>;
 }
@@ -45,11 +53,11 @@ type Say = Extract<TextIn, { type: 'say' }>;
 type Task = Say | Extract<TextIn, { type: 'transfer' }> | Extract<TextIn, { type: 'hangup' }>;
 
 /**
- * The say being said, whether clear or a transfer stopped it, and the queued says dropped
+ * The say being said, what clear or a transfer stops it with, and the queued says dropped
  * meanwhile: their say.done follows its own, so that the bot gets them in the order it sent.
  */
 interface Speaking {
-  stopped: boolean;
+  readonly stop: AbortController;
   readonly dropped: Say[];
 }
 
@@ -61,7 +69,6 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
   const { media, recognition, logger } = call;
   const startedAt = performance.now();
   const stream = new AbortController();
-  const ended = AbortSignal.any([signal, stream.signal]);
   const tasks: Task[] = [];
   let working = false;
   let current: Speaking | null = null;
@@ -118,12 +125,13 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
       }
       if (!current) return dropped(says);
       current.dropped.push(...says);
-      current.stopped = true;
-      media.stopPlayback();
+      // The say's own stop, not the media's: a say read with this clear has not started its
+      // prompt yet, and a stop of the media now would end only what played before it.
+      current.stop.abort();
     };
 
     const say = async (task: Say): Promise<void> => {
-      const spoken: Speaking = { stopped: false, dropped: [] };
+      const spoken: Speaking = { stop: new AbortController(), dropped: [] };
       current = spoken;
       try {
         const voice = task.language === undefined ? call.voice : { language: task.language, voice: call.voice.voice };
@@ -136,9 +144,9 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
             ...(task.dialect_text ? { dialectText: true } : {}),
             bargeIn: task.barge_in ?? true,
           },
-          ended,
+          AbortSignal.any([stream.signal, spoken.stop.signal]),
         );
-        const interrupted = outcome.interrupted || spoken.stopped;
+        const interrupted = outcome.interrupted || outcome.stopped;
         send({ type: 'say.done', id: task.id ?? null, interrupted, played_seconds: Math.round(outcome.playedSeconds * 100) / 100 });
         // The caller spoke over it: what the bot meant to say after it no longer fits.
         if (outcome.interrupted) clear();
@@ -227,7 +235,7 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
     };
     const fail = (reason: string): void => {
       socket.terminate();
-      if (current) media.stopPlayback();
+      // The stream's end stops the say being said (the fallback comes next).
       finish({ result: 'failed', reason });
     };
     const onCallEnded = (): void => {

@@ -9,7 +9,8 @@
  * - a text bot hears the caller as transcripts, answers with text the caller hears, is told of
  *   barge-in and of bad messages, and hangs up; its clear stops a long say within a frame or
  *   two, and its transfer stops what is said and REFERs the caller (a declined REFER comes back
- *   as transfer.result, one that worked ends the session);
+ *   as transfer.result, one that worked ends the session); a clear or transfer read together
+ *   with its say stops that say before it plays, and its say.done says so;
  * - a bot that is down, slow, refuses the WebSocket or drops it mid-call leads to the spoken
  *   fallback and the step's on_fail, with the call kept; one that closes normally lets the
  *   dialplan go on.
@@ -60,11 +61,24 @@ const next = (seen: Message[], when: (message: Message) => boolean, timeoutMs = 
     look();
   });
 const send = (socket: WebSocket, message: object): void => socket.send(JSON.stringify(message));
+/**
+ * Sends `messages` in one write on the bot's TCP socket, so that they reach the gateway in one
+ * segment and it reads them at once: handled in the same tick, before anything they start gets
+ * a turn of the event loop. (ws writes each frame on its own; the cork makes them one write.)
+ */
+const sendTogether = (socket: WebSocket, ...messages: object[]): void => {
+  const tcp = (socket as unknown as { _socket: Socket })._socket;
+  tcp.cork();
+  for (const message of messages) send(socket, message);
+  tcp.uncork();
+};
 /** Some twenty seconds of eSpeak NG: what a clear or a transfer cuts short. */
 const LONG_SAY =
   'Thank you for calling. Please listen carefully, as our options have changed. Our opening hours are Monday to Friday ' +
   'from eight in the morning to six in the evening, and Saturday from nine to noon. For questions about your bill, ' +
   'please have your customer number ready. We are sorry for the wait and will be with you shortly.';
+/** Some five seconds of eSpeak NG: a say that a clear or a transfer read with it stops before it starts. */
+const SHORT_SAY = 'Thank you for calling. Please listen carefully, as our options have changed.';
 
 beforeAll(async () => {
   await requireSipp();
@@ -95,6 +109,8 @@ beforeAll(async () => {
       route('textbot', 'en', `{ url: "${bot}/text", mode: text }`) +
       route('textclear', 'en', `{ url: "${bot}/textclear", mode: text }`) +
       route('texttransfer', 'en', `{ url: "${bot}/texttransfer", mode: text }`) +
+      route('textclearnow', 'en', `{ url: "${bot}/textclearnow", mode: text }`) +
+      route('texttransfernow', 'en', `{ url: "${bot}/texttransfernow", mode: text }`) +
       route('down', 'en', `{ url: "ws://127.0.0.1:${down}/x", on_fail: sorry }`, onFail) +
       route('refused', 'en', `{ url: "ws://127.0.0.1:${(refusing.address() as AddressInfo).port}/x", on_fail: sorry }`, onFail) +
       route('slow', 'en', `{ url: "ws://127.0.0.1:${(silent.address() as AddressInfo).port}/x", connect_timeout_ms: 500, on_fail: sorry }`, onFail) +
@@ -360,6 +376,24 @@ function saysLong(name: string, caller: RtpCaller, id: string, frames: number, t
   });
 }
 
+/**
+ * What a text bot got that said one thing, then transferred twice on the `refer` scenario (the
+ * first REFER declined), the recogniser's messages aside: one say.done, the declined transfer's
+ * result, and the end of the session as transferred.
+ */
+function expectSaidThenDeclinedThenTransferred(seen: Message[]): void {
+  const types = seen.map((message) => message['type']);
+  expect(types.filter((type) => type !== 'transcript.partial' && type !== 'transcript.final' && type !== 'speech_started')).toEqual([
+    'session.start',
+    'say.done',
+    'transfer.result',
+    'session.end',
+    'closed',
+  ]);
+  expect(seen.find((message) => message['type'] === 'transfer.result')).toMatchObject({ result: 'refused', status: 603 });
+  expect(seen.find((message) => message['type'] === 'session.end')).toMatchObject({ reason: 'transferred' });
+}
+
 describe('a text bot that clears and transfers', () => {
   it('clear stops a long say within a frame or two; each say gets its say.done, in order', { timeout: 40_000 }, async () => {
     const caller = await RtpCaller.open();
@@ -418,17 +452,8 @@ describe('a text bot that clears and transfers', () => {
     // The say stopped when the transfer came (the transfer waits for it to stop).
     expect(caller.voiced(transferSent).length).toBeLessThanOrEqual(2);
     const seen = conversations.get('texttransfer')!;
-    const types = seen.map((message) => message['type']);
-    expect(types.filter((type) => type !== 'transcript.partial' && type !== 'transcript.final' && type !== 'speech_started')).toEqual([
-      'session.start',
-      'say.done',
-      'transfer.result',
-      'session.end',
-      'closed',
-    ]);
+    expectSaidThenDeclinedThenTransferred(seen);
     expect(seen.find((message) => message['type'] === 'say.done')).toMatchObject({ id: 'hold', interrupted: true });
-    expect(seen.find((message) => message['type'] === 'transfer.result')).toMatchObject({ result: 'refused', status: 603 });
-    expect(seen.find((message) => message['type'] === 'session.end')).toMatchObject({ reason: 'transferred' });
     expect(seen.at(-1)).toMatchObject({ code: 1000 });
     // Two REFERs on the caller's dialog: the first declined, the second done; then the gateway hung up.
     const refers = logs.slice(before).filter((line) => line['msg'] === 'refer');
@@ -436,6 +461,65 @@ describe('a text bot that clears and transfers', () => {
       expect.objectContaining({ target: `sip:+41445550111@127.0.0.1:${localPort}`, result: 'refused', status: 603 }),
       expect.objectContaining({ target: `sip:+41445550222@127.0.0.1:${localPort}`, result: 'transferred' }),
     ]);
+  });
+});
+
+describe('a text bot whose clear or transfer comes in one read with its say', () => {
+  it('clear stops the say before a frame or two of it reached the caller; the say and hangup after it are played and done', { timeout: 60_000 }, async () => {
+    const caller = await RtpCaller.open();
+    behaviours.set('textclearnow', (socket, seen) => {
+      void next(seen, (message) => message['type'] === 'session.start').then(() =>
+        sendTogether(
+          socket,
+          { type: 'say', text: SHORT_SAY, id: 'cut', barge_in: false },
+          { type: 'clear' },
+          { type: 'say', text: 'Goodbye.', id: 'bye', barge_in: false },
+          { type: 'hangup', reason: 'cleared at once' },
+        ),
+      );
+    });
+    const before = logs.length;
+    try {
+      assertSippPassed(await call('textclearnow', caller, 'gateway'));
+    } finally {
+      caller.close();
+    }
+    const seen = conversations.get('textclearnow')!;
+    const done = seen.filter((message) => message['type'] === 'say.done');
+    expect(done).toEqual([expect.objectContaining({ id: 'cut', interrupted: true }), expect.objectContaining({ id: 'bye', interrupted: false })]);
+    expect(done[0]!['played_seconds']).toBeLessThanOrEqual(0.04);
+    const bye = Number(done[1]!['played_seconds']);
+    expect(bye).toBeGreaterThan(0.2);
+    // The caller heard the goodbye (its media works) and of the say before the clear no more than two frames.
+    const voiced = caller.voiced().length;
+    expect(voiced).toBeGreaterThan(10);
+    expect(voiced).toBeLessThanOrEqual(Math.round(bye * 50) + 2);
+    expect(seen.filter((message) => message['type'] === 'session.end')).toEqual([expect.objectContaining({ reason: 'bot_hangup' })]);
+    expect(logs.slice(before).find((line) => line['msg'] === 'hanging up')).toMatchObject({ reason: 'cleared at once' });
+  });
+
+  it('transfer stops the say before a frame or two of it reached the caller, then REFERs', { timeout: 60_000 }, async () => {
+    const caller = await RtpCaller.open();
+    behaviours.set('texttransfernow', (socket, seen) => {
+      void (async () => {
+        await next(seen, (message) => message['type'] === 'session.start');
+        sendTogether(socket, { type: 'say', text: SHORT_SAY, id: 'cut', barge_in: false }, { type: 'transfer', target: '+41445550111', mode: 'refer' });
+        await next(seen, (message) => message['type'] === 'transfer.result', 20_000);
+        send(socket, { type: 'transfer', target: '+41445550222', mode: 'refer' });
+      })();
+    });
+    try {
+      assertSippPassed(await call('texttransfernow', caller, 'refer'));
+    } finally {
+      caller.close();
+    }
+    // Nothing else is said on this call: all the caller heard is what the transfer let through.
+    expect(caller.voiced().length).toBeLessThanOrEqual(2);
+    const seen = conversations.get('texttransfernow')!;
+    expectSaidThenDeclinedThenTransferred(seen);
+    const done = seen.find((message) => message['type'] === 'say.done')!;
+    expect(done).toMatchObject({ id: 'cut', interrupted: true });
+    expect(done['played_seconds']).toBeLessThanOrEqual(0.04);
   });
 });
 

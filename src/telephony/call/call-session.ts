@@ -268,16 +268,16 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     };
   }
 
-  /** Speaks a prompt; meters it and reports the turn's latency and a barge-in. */
+  /** Speaks a prompt, stopped where it is if `stop` aborts; meters it and reports the turn's latency and a barge-in. */
   private async say(
     prompt: Parameters<StepContext['say']>[0],
-    signal: AbortSignal = this.signal,
-  ): Promise<{ readonly interrupted: boolean; readonly playedSeconds: number }> {
+    stop?: AbortSignal,
+  ): Promise<{ readonly interrupted: boolean; readonly stopped: boolean; readonly playedSeconds: number }> {
     // A call we placed speaks only once answered: its early media is the callee's.
     if (this.services.placed) await this.answer();
     const media = await this.earlyMedia();
     const started = performance.now();
-    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, signal);
+    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, this.signal, stop);
     this.ttsSeconds += outcome.synthesisedSeconds;
     const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
     const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
@@ -290,7 +290,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       this.logger.info({ heardSeconds: outcome.playedSeconds }, 'barge-in');
       this.emit('barge-in', outcome.playedSeconds);
     }
-    return { interrupted: outcome.interrupted, playedSeconds: outcome.playedSeconds };
+    return { interrupted: outcome.interrupted, stopped: outcome.stopped, playedSeconds: outcome.playedSeconds };
   }
 
   /** Listens for speech and keys; keys typed ahead count first, and what is left waits for the next listen. */
@@ -371,7 +371,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const media = await this.earlyMedia();
     return bridgedTransfer(
-      { media, place: this.services.placeCall, logger: this.logger, say: (prompt, signal) => this.say(prompt, signal) },
+      { media, place: this.services.placeCall, logger: this.logger, say: (prompt, stop) => this.say(prompt, stop) },
       { ...addressing, headers: addressing.inviteHeaders, ringTimeoutMs: request.ringTimeoutMs },
       request.waiting,
       this.signal,
@@ -394,7 +394,7 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
           call: { id: this.dialog.callId, caller: this.vars['caller']!, called: this.vars['called']!, route: this.route.number },
           parameters: request.parameters,
           variables: this.vars,
-          speak: (prompt, signal) => this.say(prompt, signal),
+          speak: (prompt, stop) => this.say(prompt, stop),
           transfer: (transfer) => this.transfer(transfer),
           hangup: (reason) => this.hangup(reason),
           recognised: (seconds) => (this.sttSeconds += seconds),

@@ -57,8 +57,8 @@ export interface BridgeParts {
   readonly media: MediaChannel;
   readonly place: CallPlacer;
   readonly logger: Logger;
-  /** Speaks a prompt to the caller, stopped when `signal` aborts. */
-  readonly say: (prompt: PromptRequest, signal: AbortSignal) => Promise<unknown>;
+  /** Speaks a prompt to the caller, stopped where it is when `stop` aborts. */
+  readonly say: (prompt: PromptRequest, stop: AbortSignal) => Promise<unknown>;
 }
 
 /**

@@ -22,6 +22,8 @@ export type RouteEngines = 'live' | 'synthetic';
 export interface PromptOutcome {
   /** The caller spoke or pressed a key during the prompt (barge-in). */
   readonly interrupted: boolean;
+  /** The stop signal cut it short: the caller did not hear all of it (a stop after it played out does not count). */
+  readonly stopped: boolean;
   /** Seconds of the prompt that went out before it ended or was stopped. */
   readonly playedSeconds: number;
   /** Seconds of audio the synthesis made (all of it unless interrupted). */
@@ -43,6 +45,9 @@ export interface PromptRequest {
 /**
  * Speaks a prompt into the call. With barge-in, the caller's speech start or a key aborts the
  * synthesis, and the media thread drops every queued frame (the pacer sends nothing more of it).
+ * `stop` does the same whenever it aborts, barge-in or not, and the outcome still tells how much
+ * was played: a prompt stopped before it started plays nothing, not even what it would have cut
+ * of the prompt before it. `callSignal` is the call's end: nothing is waited for then.
  * @throws ApiError when the text or voice is refused (a dialplan mistake the loader could not see)
  */
 export async function speakPrompt(
@@ -51,6 +56,7 @@ export async function speakPrompt(
   choice: RouteEngines,
   request: PromptRequest,
   callSignal: AbortSignal,
+  stop?: AbortSignal,
 ): Promise<PromptOutcome> {
   const plan = planSynthesis(
     {
@@ -67,16 +73,25 @@ export async function speakPrompt(
   );
   const engine: TtsEngine | null = choice === 'synthetic' ? engines.sandbox.tts : engines.ttsFor('swift', plan.voice, plan.speech.document);
   if (!engine) throw new Error('no live synthesis engine is running (SPRACHROHR_TTS_ENGINE=none); route the call to synthetic engines or start one');
+  // Stopped before it started (while the caller of this waited for the media, say): it does not
+  // start at all, so the stop cannot miss it (a stop sent now would find no prompt of ours to end).
+  if (stop?.aborted) return { interrupted: false, stopped: true, playedSeconds: 0, synthesisedSeconds: 0, playout: null };
   const controller = new AbortController();
   const abort = () => controller.abort();
   callSignal.addEventListener('abort', abort, { once: true });
-  let interrupted = false;
-  const interrupt = (): void => {
-    if (interrupted || !request.bargeIn) return;
-    interrupted = true;
+  // The stop cannot come before startPrompt (nothing runs in between): it ends this prompt.
+  const halt = (): void => {
     controller.abort();
     media.stopPlayback();
   };
+  let interrupted = false;
+  const interrupt = (): void => {
+    // Stopped already (or the call is over): nothing of it is left for the caller to speak over.
+    if (interrupted || !request.bargeIn || controller.signal.aborted) return;
+    interrupted = true;
+    halt();
+  };
+  stop?.addEventListener('abort', halt, { once: true });
   media.on('speech-start', interrupt);
   media.on('dtmf', interrupt);
   media.startPrompt(request.bargeIn);
@@ -88,18 +103,20 @@ export async function speakPrompt(
     session = await SynthesisSession.open(plan);
     try {
       for await (const output of session.speakAhead(ahead)) {
-        if (output.type !== 'audio' || interrupted) continue;
+        if (output.type !== 'audio' || controller.signal.aborted) continue;
         media.play(pcmOf(output.bytes));
       }
     } catch (error) {
       if (!controller.signal.aborted) throw error;
     }
-    if (!interrupted && !callSignal.aborted) {
+    if (!controller.signal.aborted) {
       for (const bytes of session.finish()) media.play(pcmOf(bytes));
       media.endPrompt();
     }
+    // Stopped, the media thread reports what went out up to the stop, so this waits for it too.
     const playout = await playedOut(media, callSignal);
-    return { interrupted, playedSeconds: playout?.playedSeconds ?? 0, synthesisedSeconds: session.durationSeconds, playout };
+    const stopped = (stop?.aborted ?? false) && playout?.complete !== true;
+    return { interrupted, stopped, playedSeconds: playout?.playedSeconds ?? 0, synthesisedSeconds: session.durationSeconds, playout };
   } finally {
     // A synthesis that did not run to its end (the session failed to open, or was left) stops.
     controller.abort();
@@ -107,6 +124,7 @@ export async function speakPrompt(
     media.off('speech-start', interrupt);
     media.off('dtmf', interrupt);
     callSignal.removeEventListener('abort', abort);
+    stop?.removeEventListener('abort', halt);
   }
 }
 

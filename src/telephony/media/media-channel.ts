@@ -30,6 +30,8 @@ export interface PromptPlayout {
   readonly firstPacketAtMs: number;
   /** When the caller's voice was last heard before the report (0: never). */
   readonly lastVoiceAtMs: number;
+  /** It played to its end; false when it was stopped (barge-in, {@link MediaChannel.stopPlayback}, a new prompt) or its frames were dropped. */
+  readonly complete: boolean;
 }
 
 /** What the media thread says about one call (its audio comes as a frame of the tick's batch). */
@@ -235,6 +237,7 @@ export class MediaChannel extends EventEmitter<MediaChannelEvents> {
           playedSeconds: event.report.framesSent * 0.02,
           firstPacketAtMs: toLocalTime(event.report.firstPacketAt),
           lastVoiceAtMs: toLocalTime(event.report.lastVoiceAt),
+          complete: event.report.complete,
         };
         this.latest = { prompt: event.prompt, playout };
         for (const resolve of this.waiting.get(event.prompt) ?? []) resolve(playout);

@@ -41,6 +41,8 @@ export interface PlayoutReport {
   readonly firstPacketAt: number;
   /** When the caller's voice was last heard (absolute ms), or 0 when it never was. */
   readonly lastVoiceAt: number;
+  /** Every frame of the prompt was sent: it ended and its queue ran dry, nothing of it was dropped. */
+  readonly complete: boolean;
 }
 
 /** Main thread → media thread. `id` names a call's media. */

@@ -156,11 +156,11 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
       samplesPerFrame: (codec.clockRate * 20) / 1000,
       onSend: (payload, timestamp, marker, payloadType) => this.send(payload, timestamp, marker, payloadType),
       onDrained: () => {
-        if (this.prompt.ended) this.promptOver();
+        if (this.prompt.ended) this.promptOver(true);
       },
     });
     this.pacer.add(this.outgoing);
-    if (dropped && this.prompt.ended) queueMicrotask(() => this.promptOver());
+    if (dropped && this.prompt.ended) queueMicrotask(() => this.promptOver(false));
     this.jitter = new JitterBuffer({ payloadType: codec.payloadType, clockRate: codec.clockRate });
     this.rtcp = new RtcpSession({ ssrc: this.ssrc, cname: `sprachrohr@${this.ports.port}`, clockRate: codec.clockRate });
     this.concealer = new LossConcealer({ sampleRate: this.audioRateHz, frameSamples: this.frameSamples });
@@ -200,14 +200,14 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
   endPrompt(prompt: number): void {
     if (prompt !== this.prompt.id || this.prompt.over) return;
     this.prompt.ended = true;
-    if (this.outgoing.queued === 0) this.promptOver();
+    if (this.outgoing.queued === 0) this.promptOver(true);
   }
 
   /** Drops everything queued (barge-in): nothing more of the prompt goes out from the next tick. */
   stopPlayback(): void {
     this.outgoing.clear();
     this.reached(this.marks.drop());
-    if (!this.prompt.over) this.promptOver();
+    if (!this.prompt.over) this.promptOver(false);
   }
 
   /** Reports `mark` once every frame of prompt `prompt` queued so far has been played; at once (unplayed) when that prompt is over. */
@@ -227,10 +227,16 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
     if (this.prompt.bargeIn && !this.prompt.over) this.stopPlayback();
   }
 
-  private promptOver(): void {
+  /** The prompt is over: `complete` when it played to its end, not when it was stopped or its frames dropped. */
+  private promptOver(complete: boolean): void {
     if (this.prompt.over) return;
     this.prompt.over = true;
-    this.emit('played-out', this.prompt.id, { framesSent: this.prompt.framesSent, firstPacketAt: this.prompt.firstPacketAt, lastVoiceAt: this.lastVoiceAt });
+    this.emit('played-out', this.prompt.id, {
+      framesSent: this.prompt.framesSent,
+      firstPacketAt: this.prompt.firstPacketAt,
+      lastVoiceAt: this.lastVoiceAt,
+      complete,
+    });
   }
 
   /** Sends a key as RFC 4733 events (or nothing when the caller did not offer them, or while bridged: the other call's packets go out then). */

@@ -36,7 +36,7 @@ function fakeMedia(): MediaChannel & EventEmitter & { played: Int16Array[] } {
     play: (pcm: Int16Array) => void played.push(pcm),
     endPrompt: () => undefined,
     stopPlayback: () => undefined,
-    playedOut: () => Promise.resolve({ playedSeconds: 0.4, firstPacketAtMs: 0, lastVoiceAtMs: 0 }),
+    playedOut: () => Promise.resolve({ playedSeconds: 0.4, firstPacketAtMs: 0, lastVoiceAtMs: 0, complete: true }),
   }) as unknown as MediaChannel & EventEmitter & { played: Int16Array[] };
 }
 

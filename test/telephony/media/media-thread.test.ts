@@ -92,7 +92,7 @@ describe('the media thread', () => {
     expect(await bindable(channel.port + 1)).toBe(true);
   });
 
-  it('paces a prompt out at 20 ms a frame, byte for byte, and reports it played with its first packet time', async () => {
+  it('paces a prompt out at 20 ms a frame, byte for byte, and reports it played to its end, with its first packet time', async () => {
     await onChannel(async (channel, far) => {
       const started = performance.now();
       channel.startPrompt(false);
@@ -102,6 +102,7 @@ describe('the media thread', () => {
       channel.endPrompt();
       const playout = await channel.playedOut();
       expect(playout?.playedSeconds).toBeCloseTo(1, 5);
+      expect(playout!.complete).toBe(true);
       expect(playout!.firstPacketAtMs).toBeGreaterThan(started);
       expect(playout!.firstPacketAtMs - started).toBeLessThan(100);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -247,7 +248,7 @@ describe('the media thread', () => {
     });
   });
 
-  it('stops a barge-in prompt in the thread itself when a key comes, and reports how much was played', async () => {
+  it('stops a barge-in prompt in the thread itself when a key comes, and reports how much was played (not all of it)', async () => {
     await onChannel(async (channel, far) => {
       channel.startPrompt(true);
       channel.play(tone(5));
@@ -266,6 +267,7 @@ describe('the media thread', () => {
       const playout = await channel.playedOut();
       expect(playout!.playedSeconds).toBeGreaterThan(0.2);
       expect(playout!.playedSeconds).toBeLessThan(1.5);
+      expect(playout!.complete).toBe(false);
       const heardThen = far.received.length;
       await new Promise((resolve) => setTimeout(resolve, 200));
       // Nothing more of the prompt went out after the report (one packet may have been on its way).
