@@ -71,6 +71,20 @@ describe('German-side syntax rewrites', () => {
     ['a present tense in -ten stays', 'Sie arbeiten viel.', 'Sie arbeiten viel.'],
     ['an adjective in -te after an article is no preterite (and loses its -e)', 'Der nächste Termin ist frei.', 'Der nächst Termin ist frei.'],
     ['an adjective in -e takes -i after ein-words', 'Eine grosse Stadt hat viele alte Häuser.', 'Eine grossi Stadt hat viele alti Häuser.'],
+    ['Sankt is no preterite', 'Sankt Gallen ist schön.', 'Sankt Gallen ist schön.'],
+    ['a plural that is its own participle stays after a present auxiliary', 'Das Spiel ist verloren.', 'Das Spiel ist verloren.'],
+    ['the same participle after haben', 'Sie haben das Spiel verloren.', 'Sie haben das Spiel verloren.'],
+    ['the same word without an auxiliary is the preterite', 'Wir verloren das Spiel.', 'Wir haben das Spiel verloren.'],
+    ['a preterite two words after aber', 'Es hat geschneit aber die Pisten waren offen.', 'Es hat geschneit aber die Pisten sind offen gewesen.'],
+    ['weak preterites after their subject and after und', 'Er lachte nie und zeigte auf sie.', 'Er hat nie gelacht und hat auf sie gezeigt.'],
+    ['deuten … hin is a present tense', 'Die Zahlen deuten darauf hin.', 'Die Zahlen deuten darauf hin.'],
+    ['verb-final passive after a comma', 'Er ging, während das Haus durchsucht wurde.', 'Er ist gegangen, während das Haus durchsucht worden ist.'],
+    [
+      'a weak preterite last in a clause that starts with its conjunction',
+      'Dass sie nicht abflachten, lag am Wetter.',
+      'Dass sie nicht haben abgeflacht, ist am Wetter gelegen.',
+    ],
+    ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
 
