@@ -208,6 +208,17 @@ describe('general text', () => {
     expect(renderer.render('Bitte warten Sie.', 'bern')).toBe('Bitte wartet.');
   });
 
+  it('keeps ein before masculine nouns in -aum, einige, Zucker and the noun Sucht apart from the rules meant for others', () => {
+    const cases = [
+      ['zurich', 'Ein Traum, ein Museum.', 'En Traum, es Museum.'],
+      ['bern', 'Einige Leute', 'Einigi Lüt'],
+      ['zurich', 'Zuckerrohr', 'Zuckerrohr'],
+      ['zurich', 'Die Sucht, er untersucht.', 'D Sucht, er untersuecht.'],
+      ['graubuenden', 'Die Sucht, er untersucht.', 'D Sucht, er untersuacht.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
+
   it('keeps initial k in loanwords', () => {
     expect(renderer.render('Kanton, Klima, Kultur, Kissen', 'zurich')).toBe('Kanton, Klima, Kultur, Chisse');
   });
@@ -224,6 +235,8 @@ describe('present plural verbs', () => {
   it('leave infinitives after an object sie and participles before their auxiliary', () => {
     expect(renderer.render('Er will sie treffen.', 'zurich')).toBe('Er will si träffe.');
     expect(renderer.render('Die Adresse, die Sie angegeben haben.', 'zurich')).not.toContain('aagegebed');
+    for (const region of ['zurich', 'stgallen', 'graubuenden', 'wallis'])
+      expect(renderer.render('Dann führen sie den Kampf.', region)).not.toMatch(/\bd(?:ed|end|unt)\b/u);
   });
 });
 
