@@ -84,6 +84,12 @@ describe('German-side syntax rewrites', () => {
       'Dass sie nicht abflachten, lag am Wetter.',
       'Dass sie nicht haben abgeflacht, ist am Wetter gelegen.',
     ],
+    ['der between a noun and an abbreviation is a genitive', 'Laut Berichten der UNO hungern viele.', 'Laut Berichten von der UNO hungern viele.'],
+    [
+      'no genitive after aufgrund, infolge',
+      'Er fehlte aufgrund der Krankheit, infolge des Unfalls.',
+      'Er hat aufgrund von der Krankheit gefehlt, infolge vom Unfall.',
+    ],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
