@@ -90,6 +90,7 @@ describe('German-side syntax rewrites', () => {
       'Er fehlte aufgrund der Krankheit, infolge des Unfalls.',
       'Er hat aufgrund von der Krankheit gefehlt, infolge vom Unfall.',
     ],
+    ['more strong preterites: schied … aus, erschrak', 'Arsenal schied aus. Er erschrak.', 'Arsenal ist ausgeschieden. Er ist erschrocken.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
