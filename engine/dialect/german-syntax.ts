@@ -134,9 +134,12 @@ const SENTENCE_START_NOT_SUBJECT =
 /** A present form of haben, sein or werden: a participle may follow it. */
 const PRESENT_AUXILIARY = /^(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|werde|wirst|wird|werden|werdet)$/iu;
 /** A conjunction that puts the finite verb last in its clause. */
-const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da)$/iu;
+const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da|wo)$/iu;
+/** Weak verbs of saying, which follow a quotation before their subject (…, erklärte Sommaruga). */
+const SAYING =
+  /^(?:sagte|betonte|erklärte|meinte|antwortete|fragte|ergänzte|erwiderte|bestätigte|kommentierte|forderte|warnte|fügte|erläuterte|bemerkte|berichtete|formulierte|äusserte|klagte|lachte|flüsterte|murmelte|seufzte)$/u;
 /** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
-const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
+const SEPARABLE_PREFIX = /^(?:auf|an(?!tw)|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
 /**
  * A weak preterite by its ending (spielte, machten, arbeitete): what it becomes, or undefined.
@@ -209,7 +212,9 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       const before = tokens[index - 1]?.text;
       // After und, oder … the subject is the first clause's (… und klopfte a d Tür), unless a noun follows (und nette Lüüt).
       // The same after a comma (…, legte sich is Bett, …; …, weinte nöd).
-      if (index === 0) return (coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '') && weakPreterite(token.text) !== undefined;
+      // A verb of saying after a comma or a quotation comes before its subject (…, betonte Rytz; « Danke! » antwortete es).
+      if (index === 0)
+        return (((coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '')) || SAYING.test(token.text)) && weakPreterite(token.text) !== undefined;
       if (before === undefined) return false;
       // A capital at the start of a sentence is no noun when the word is a preposition or a conjunction (Mit verzweifelten Augen).
       if (index === 1 && SENTENCE_START_NOT_SUBJECT.test(before)) return false;
@@ -224,7 +229,7 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       return (SUBJECT_PRONOUNS.has(before.toLowerCase()) || /^\p{Lu}/u.test(before)) && weakPreterite(token.text) !== undefined;
     });
     // Last in a clause that starts with its conjunction, after any word (Dass … nicht abflachten).
-    if (at < 0 && tokens.length > 2 && SUBORDINATOR.test(tokens[0]!.text) && weakPreterite(tokens[tokens.length - 1]!.text) !== undefined)
+    if (at < 0 && tokens.length >= 2 && SUBORDINATOR.test(tokens[0]!.text) && weakPreterite(tokens[tokens.length - 1]!.text) !== undefined)
       at = tokens.length - 1;
     if (at < 0) return clause;
     form = weakPreterite(tokens[at]!.text)!;

@@ -91,6 +91,10 @@ describe('German-side syntax rewrites', () => {
       'Er hat aufgrund von der Krankheit gefehlt, infolge vom Unfall.',
     ],
     ['more strong preterites: schied … aus, erschrak', 'Arsenal schied aus. Er erschrak.', 'Arsenal ist ausgeschieden. Er ist erschrocken.'],
+    ['a verb of saying after a comma before its subject', 'Es sei gut, betonte Rytz.', 'Es sei gut, hat Rytz betont.'],
+    ['antworten has no particle an-', '« Danke! » antwortete Anna.', '« Danke! » hat Anna geantwortet.'],
+    ['hinzu joins the participle', 'Das reicht, fügte sie hinzu.', 'Das reicht, hat sie hinzugefügt.'],
+    ['a weak preterite last in a relative clause', 'Er fand eine Bombe, die explodierte.', 'Er hat eine Bombe gefunden, wo explodiert ist.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
