@@ -135,6 +135,8 @@ const SENTENCE_START_NOT_SUBJECT =
 const PRESENT_AUXILIARY = /^(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|werde|wirst|wird|werden|werdet)$/iu;
 /** A conjunction that puts the finite verb last in its clause. */
 const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da|wo)$/iu;
+/** A definite or indefinite article: the subject after a verb in second place. */
+const ARTICLE = /^(?:der|die|das|den|dem|ein|eine|einen|einem)$/u;
 /** Weak verbs of saying, which follow a quotation before their subject (…, erklärte Sommaruga). */
 const SAYING =
   /^(?:sagte|betonte|erklärte|meinte|antwortete|fragte|ergänzte|erwiderte|bestätigte|kommentierte|forderte|warnte|fügte|erläuterte|bemerkte|berichtete|formulierte|äusserte|klagte|lachte|flüsterte|murmelte|seufzte)$/u;
@@ -218,6 +220,14 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       if (before === undefined) return false;
       // A capital at the start of a sentence is no noun when the word is a preposition or a conjunction (Mit verzweifelten Augen).
       if (index === 1 && SENTENCE_START_NOT_SUBJECT.test(before)) return false;
+      // Before an article a word in -te after an adverb or a noun is the verb (Im Kanton lehnte das Parlament … ab).
+      if (
+        ARTICLE.test(tokens[index + 1]?.text ?? '') &&
+        !DETERMINER.test(before) &&
+        !SENTENCE_START_NOT_SUBJECT.test(before) &&
+        weakPreterite(token.text) !== undefined
+      )
+        return true;
       // Before its subject pronoun a word in -te is the verb (…, dann klopfte er).
       if (SUBJECT_PRONOUNS.has(tokens[index + 1]?.text ?? '') && !DETERMINER.test(before) && weakPreterite(token.text) !== undefined) return true;
       if (DETERMINER.test(before)) {

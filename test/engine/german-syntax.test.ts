@@ -95,6 +95,12 @@ describe('German-side syntax rewrites', () => {
     ['antworten has no particle an-', '« Danke! » antwortete Anna.', '« Danke! » hat Anna geantwortet.'],
     ['hinzu joins the participle', 'Das reicht, fügte sie hinzu.', 'Das reicht, hat sie hinzugefügt.'],
     ['a weak preterite last in a relative clause', 'Er fand eine Bombe, die explodierte.', 'Er hat eine Bombe gefunden, wo explodiert ist.'],
+    [
+      'a weak preterite in second place before its subject with an article',
+      'Im Kanton lehnte das Parlament die Vorlage ab.',
+      'Im Kanton hat das Parlament die Vorlage abgelehnt.',
+    ],
+    ['an adjective in -te after an article stays', 'Er sah die erhöhte Lage.', 'Er hat die erhöhte Lage gesehen.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
