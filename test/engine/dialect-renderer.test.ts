@@ -208,13 +208,14 @@ describe('general text', () => {
     expect(renderer.render('Bitte warten Sie.', 'bern')).toBe('Bitte wartet.');
   });
 
-  it('keeps ein before masculine nouns in -aum, einige, Zucker and the noun Sucht apart from the rules meant for others', () => {
+  it('keeps ein before masculine nouns in -aum, einige, Zucker and the noun Sucht apart from the rules meant for others; Bern feminine -i', () => {
     const cases = [
       ['zurich', 'Ein Traum, ein Museum.', 'En Traum, es Museum.'],
       ['bern', 'Einige Leute', 'Einigi Lüt'],
       ['zurich', 'Zuckerrohr', 'Zuckerrohr'],
       ['zurich', 'Die Sucht, er untersucht.', 'D Sucht, er untersuecht.'],
       ['graubuenden', 'Die Sucht, er untersucht.', 'D Sucht, er untersuacht.'],
+      ['bern', 'Die digitale Telefonie und die alten Häuser.', 'Di digitali Telefonie u di aute Hüser.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
