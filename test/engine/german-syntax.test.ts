@@ -101,6 +101,8 @@ describe('German-side syntax rewrites', () => {
       'Im Kanton hat das Parlament die Vorlage abgelehnt.',
     ],
     ['an adjective in -te after an article stays', 'Er sah die erhöhte Lage.', 'Er hat die erhöhte Lage gesehen.'],
+    ['an adjective after den before a masculine noun takes no ending', 'Er will den lästigen Gast loswerden.', 'Er will den lästig Gast loswerden.'],
+    ['a dative plural keeps its ending', 'Er gab den kleinen Kindern Brot.', 'Er hat den kleinen Kindern Brot gegeben.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
