@@ -216,6 +216,8 @@ describe('general text', () => {
       ['zurich', 'Die Sucht, er untersucht.', 'D Sucht, er untersuecht.'],
       ['graubuenden', 'Die Sucht, er untersucht.', 'D Sucht, er untersuacht.'],
       ['bern', 'Die digitale Telefonie und die alten Häuser.', 'Di digitali Telefonie u di aute Hüser.'],
+      ['bern', 'Wir müssen gehen, dass Sie warten müssen.', 'Mir müesse gö, dass Dir warte müesst.'],
+      ['bern', 'Er heisst Hans und kommt bald.', 'Är heisst Hans u chunnt gli.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
