@@ -218,6 +218,8 @@ describe('general text', () => {
       ['bern', 'Die digitale Telefonie und die alten Häuser.', 'Di digitali Telefonie u di aute Hüser.'],
       ['bern', 'Wir müssen gehen, dass Sie warten müssen.', 'Mir müesse gö, dass Dir warte müesst.'],
       ['bern', 'Er heisst Hans und kommt bald.', 'Är heisst Hans u chunnt gli.'],
+      ['zurich', 'Rotkäppchen, die Erklärung', 'Rotchäppli, d Erchlärig'],
+      ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
