@@ -220,6 +220,7 @@ describe('general text', () => {
       ['bern', 'Er heisst Hans und kommt bald.', 'Är heisst Hans u chunnt gli.'],
       ['zurich', 'Rotkäppchen, die Erklärung', 'Rotchäppli, d Erchlärig'],
       ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
+      ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
