@@ -221,6 +221,7 @@ describe('general text', () => {
       ['zurich', 'Rotkäppchen, die Erklärung', 'Rotchäppli, d Erchlärig'],
       ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
       ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
+      ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Paul, d Kultur, s Hotel, dr Waud, haub'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
