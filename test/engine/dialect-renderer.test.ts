@@ -222,6 +222,7 @@ describe('general text', () => {
       ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
       ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
       ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Paul, d Kultur, s Hotel, dr Waud, haub'],
+      ['bern', 'miteinander, untereinander, die Wand', 'mitenang, ungerenang, d Wang'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
