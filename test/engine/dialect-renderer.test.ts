@@ -223,6 +223,8 @@ describe('general text', () => {
       ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
       ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Paul, d Kultur, s Hotel, dr Waud, haub'],
       ['bern', 'miteinander, untereinander, die Wand', 'mitenang, ungerenang, d Wang'],
+      ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
+      ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
