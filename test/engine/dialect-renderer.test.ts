@@ -225,6 +225,7 @@ describe('general text', () => {
       ['bern', 'miteinander, untereinander, die Wand', 'mitenang, ungerenang, d Wang'],
       ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
       ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
+      ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
