@@ -255,6 +255,7 @@ describe('compounds', () => {
   it('render a known noun at the end of an unknown compound through the lexicon', () => {
     expect(renderer.render('Regenwolken über dem Königshaus.', 'zurich')).toBe('Rägewulche überem Chönigshuus.');
     expect(renderer.render('Legende', 'zurich')).toBe('Legende');
+    expect(renderer.render('Der Zeitraum', 'bern')).toBe('Dr Zitruum');
     expect(renderer.render('Ihr Guthaben', 'zurich')).not.toContain('händ');
   });
 });
