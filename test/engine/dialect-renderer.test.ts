@@ -226,6 +226,7 @@ describe('general text', () => {
       ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
       ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
       ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
+      ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
