@@ -227,6 +227,7 @@ describe('general text', () => {
       ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
       ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
+      ['zurich', 'Meist in Italien.', 'Meischtens in Italie.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
