@@ -221,7 +221,7 @@ describe('general text', () => {
       ['zurich', 'Rotkäppchen, die Erklärung', 'Rotchäppli, d Erchlärig'],
       ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
       ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
-      ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Paul, d Kultur, s Hotel, dr Waud, haub'],
+      ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Dr Paul, d Kultur, s Hotel, dr Waud, haub'],
       ['bern', 'miteinander, untereinander, die Wand', 'mitenang, ungerenang, d Wang'],
       ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
       ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],

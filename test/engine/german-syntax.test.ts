@@ -92,7 +92,7 @@ describe('German-side syntax rewrites', () => {
     ],
     ['more strong preterites: schied … aus, erschrak', 'Arsenal schied aus. Er erschrak.', 'Arsenal ist ausgeschieden. Er ist erschrocken.'],
     ['a verb of saying after a comma before its subject', 'Es sei gut, betonte Rytz.', 'Es sei gut, hat Rytz betont.'],
-    ['antworten has no particle an-', '« Danke! » antwortete Anna.', '« Danke! » hat Anna geantwortet.'],
+    ['antworten has no particle an-', '« Danke! » antwortete Anna.', '« Danke! » hat die Anna geantwortet.'],
     ['hinzu joins the participle', 'Das reicht, fügte sie hinzu.', 'Das reicht, hat sie hinzugefügt.'],
     ['a weak preterite last in a relative clause', 'Er fand eine Bombe, die explodierte.', 'Er hat eine Bombe gefunden, wo explodiert ist.'],
     [
@@ -103,6 +103,7 @@ describe('German-side syntax rewrites', () => {
     ['an adjective in -te after an article stays', 'Er sah die erhöhte Lage.', 'Er hat die erhöhte Lage gesehen.'],
     ['an adjective after den before a masculine noun takes no ending', 'Er will den lästigen Gast loswerden.', 'Er will den lästig Gast loswerden.'],
     ['a dative plural keeps its ending', 'Er gab den kleinen Kindern Brot.', 'Er hat den kleinen Kindern Brot gegeben.'],
+    ['a first name alone takes the article too', 'Peter kommt. Dann lacht Anna.', 'Der Peter kommt. Dann lacht die Anna.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
