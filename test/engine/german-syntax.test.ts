@@ -91,6 +91,7 @@ describe('German-side syntax rewrites', () => {
       'Er hat aufgrund von der Krankheit gefehlt, infolge vom Unfall.',
     ],
     ['more strong preterites: schied … aus, erschrak', 'Arsenal schied aus. Er erschrak.', 'Arsenal ist ausgeschieden. Er ist erschrocken.'],
+    ['a noun at the start of a sentence is no preterite', 'Rang zwei verpasste der Walliser.', 'Rang zwei hat der Walliser verpasst.'],
     ['a verb of saying after a comma before its subject', 'Es sei gut, betonte Rytz.', 'Es sei gut, hat Rytz betont.'],
     ['antworten has no particle an-', '« Danke! » antwortete Anna.', '« Danke! » hat die Anna geantwortet.'],
     ['hinzu joins the participle', 'Das reicht, fügte sie hinzu.', 'Das reicht, hat sie hinzugefügt.'],
