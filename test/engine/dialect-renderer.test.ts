@@ -228,6 +228,7 @@ describe('general text', () => {
       ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien.', 'Meischtens in Italie.'],
+      ['bern', 'Er ist wohl hoch überzeugt, dennoch läuft er herum.', 'Är isch äuä höch überzügt, trotzdäm louft er ume.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });

@@ -106,6 +106,7 @@ describe('German-side syntax rewrites', () => {
     ['a dative plural keeps its ending', 'Er gab den kleinen Kindern Brot.', 'Er hat den kleinen Kindern Brot gegeben.'],
     ['a first name alone takes the article too', 'Peter kommt. Dann lacht Anna.', 'Der Peter kommt. Dann lacht die Anna.'],
     ['trotz, wegen, während take the dative', 'Trotz eines Fehlers blieb er wegen des Regens.', 'Trotz einem Fehler ist er wegen dem Regen geblieben.'],
+    ['zu sein and zu tun are infinitives too', 'Es gab viel zu tun, es schien zu sein.', 'Es hat viel z tun gegeben, es hat z sein geschienen.'],
     ['a verb-final pluperfect keeps only the auxiliary', 'Er lachte, weil sie angekommen war.', 'Er hat gelacht, weil sie angekommen ist.'],
   ];
   for (const [what, german, rewritten] of cases) it(what, () => expect(rewriteGermanSyntax(german)).toBe(rewritten));
