@@ -228,6 +228,8 @@ describe('general text', () => {
       ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
+      ['zurich', 'Es besteht, er versteht.', 'Es bestaht, er verstaht.'],
+      ['stgallen', 'Es steht, es besteht.', 'Es stoht, es bestoht.'],
       ['zurich', 'Er sagte, er habe Zeit. Habe ich Zeit?', 'Er hät gseit, er heig Ziit. Han ich Ziit?'],
       ['bern', 'Er sagte, er habe Zeit. Ich habe Zeit.', 'Är het gseit, är heig Zit. I ha Zit.'],
       ['bern', 'Er ist wohl hoch überzeugt, dennoch läuft er herum.', 'Är isch äuä höch überzügt, trotzdäm louft er ume.'],
