@@ -226,6 +226,7 @@ describe('general text', () => {
       ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
       ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
       ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
+      ['zurich', 'die Bedeutung, das Flugzeug, der Sauerstoff', 'd Bedütig, s Flugzüg, de Suurstoff'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
       ['zurich', 'Es besteht, er versteht.', 'Es bestaht, er verstaht.'],
