@@ -230,6 +230,7 @@ describe('general text', () => {
       ['zurich', 'der Fussgänger, die Schulden, die Freizeit', 'de Fuessgänger, d Schulde, d Friiziit'],
       ['bern', 'die verbleibende Freizeit', 'di verblibendi Freizit'],
       ['zurich', 'Es wird gutgeschrieben.', 'Es wird guetgschriebe.'],
+      ['zurich', 'Er schläft, er trägt, es enthält.', 'Er schlaft, er treit, es enthaltet.'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
       ['zurich', 'Es besteht, er versteht.', 'Es bestaht, er verstaht.'],
