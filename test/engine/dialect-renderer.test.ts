@@ -231,6 +231,8 @@ describe('general text', () => {
       ['bern', 'die verbleibende Freizeit', 'di verblibendi Freizit'],
       ['zurich', 'Es wird gutgeschrieben.', 'Es wird guetgschriebe.'],
       ['zurich', 'Er schläft, er trägt, es enthält.', 'Er schlaft, er treit, es enthaltet.'],
+      ['zurich', 'Der Weltkrieg, die Flasche.', 'De Wältchrieg, d Fläsche.'],
+      ['bern', 'Habe ich das? Ich habe es, wenn er kommt.', 'Han i das? I ha es, wen er chunnt.'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
       ['zurich', 'Es besteht, er versteht.', 'Es bestaht, er verstaht.'],
