@@ -16,10 +16,13 @@ describe('dialect data files', () => {
         expect(row[2].trim().length, `${region}: ${row[0]}`).toBeGreaterThan(0);
         expect(row[0]).toBe(row[0].toLowerCase());
       }
-      for (const rule of [...file.rules, ...(file.patterns ?? []), ...(file.withoutRules ?? [])]) expect(rule.source.length).toBeGreaterThan(0);
+      for (const rule of [...file.rules, ...(file.patterns ?? []), ...(file.withoutRules ?? []), ...(file.withoutGroups ?? [])])
+        expect(rule.source.length).toBeGreaterThan(0);
       // A dropped rule must exist in what the region inherits.
       const inherited = file.inherits ? regionData(file.inherits).rules.map((rule) => rule.pattern.source) : [];
       for (const dropped of file.withoutRules ?? []) expect(inherited, `${region} drops ${dropped.pattern}`).toContain(dropped.pattern);
+      const groups = file.inherits ? regionData(file.inherits).rules.map((rule) => rule.group) : [];
+      for (const dropped of file.withoutGroups ?? []) expect(groups, `${region} drops the group ${dropped.group}`).toContain(dropped.group);
     }
   });
 
@@ -232,6 +235,8 @@ describe('general text', () => {
       ['zurich', 'Es wird gutgeschrieben.', 'Es wird guetgschriebe.'],
       ['zurich', 'Er schläft, er trägt, es enthält.', 'Er schlaft, er treit, es enthaltet.'],
       ['zurich', 'Der Weltkrieg, die Flasche.', 'De Wältchrieg, d Fläsche.'],
+      ['zurich', 'der Grenzwert', 'de Gränzwärt'],
+      ['stgallen', 'der Grenzwert', 'de Grenzwert'],
       ['bern', 'Habe ich das? Ich habe es, wenn er kommt.', 'Han i das? I ha es, wen er chunnt.'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
