@@ -237,6 +237,8 @@ describe('general text', () => {
       ['zurich', 'Der Weltkrieg, die Flasche.', 'De Wältchrieg, d Fläsche.'],
       ['zurich', 'der Grenzwert', 'de Gränzwärt'],
       ['stgallen', 'der Grenzwert', 'de Grenzwert'],
+      ['zurich', 'Er hat es heruntergeladen.', 'Er hät es abeglade.'],
+      ['bern', 'Er erschrak.', 'Är isch erchlüpft.'],
       ['bern', 'Habe ich das? Ich habe es, wenn er kommt.', 'Han i das? I ha es, wen er chunnt.'],
       ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
       ['zurich', 'Meist in Italien, einmal.', 'Meischtens in Italie, eimal.'],
