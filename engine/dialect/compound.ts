@@ -34,6 +34,7 @@ const MIN_MODIFIER = 3;
 export function compoundWord(word: string, data: RegionData, byRules: (word: string) => string): string | null {
   if (word.length < MIN_HEAD + MIN_MODIFIER || word[0] === word[0]!.toLowerCase()) return null;
   const lower = word.toLowerCase();
+  let longest: string | null = null;
   for (let at = MIN_MODIFIER; at <= lower.length - MIN_HEAD; at += 1) {
     const head = lower.slice(at);
     if (NOT_HEADS.has(head)) continue;
@@ -42,7 +43,10 @@ export function compoundWord(word: string, data: RegionData, byRules: (word: str
     if (said === undefined || said.includes(' ') || said[0] === said[0]!.toLowerCase()) continue;
     const modifier = word.slice(0, at);
     const first = data.words.get(modifier.toLowerCase());
-    return `${first !== undefined && !first.includes(' ') ? first : byRules(modifier)}${said.toLowerCase()}`;
+    const known = first !== undefined && !first.includes(' ');
+    // A split whose modifier the lexicon knows too wins (Zeit|raum, not Zei|traum); else the longest head.
+    if (known) return `${first}${said.toLowerCase()}`;
+    longest ??= `${byRules(modifier)}${said.toLowerCase()}`;
   }
-  return null;
+  return longest;
 }

@@ -10,6 +10,8 @@ export interface GermanSyntaxFile {
   readonly separableParticles: { readonly source: string; readonly words: readonly string[] };
   /** Weak preterites by rule: stems that take sein, and words in -te/-ten that are not preterites. */
   readonly weakPreterite: { readonly source: string; readonly sein: readonly string[]; readonly not: readonly string[] };
+  /** Words spelt like a form of the table that are other words (Sankt). */
+  readonly notPreterite: { readonly source: string; readonly words: readonly string[] };
   /** Preterite (first/third person singular), auxiliary, participle, source. */
   readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
   /** Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. */
@@ -54,6 +56,8 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
   return forms;
 })();
 
+const NOT_PRETERITE = new Set(GERMAN_SYNTAX.notPreterite.words);
+
 /** The stem of every inflected form (kamen → kam), to find it after a prefix. */
 const STEMS: ReadonlyMap<string, string> = (() => {
   const stems = new Map<string, string>();
@@ -91,6 +95,7 @@ const MOTION = new Set([
  * (ankam → angekommen, in a verb-final clause).
  */
 function preteriteForm(word: string): PreteriteForm | undefined {
+  if (NOT_PRETERITE.has(word)) return undefined;
   const exact = FORMS.get(word);
   if (exact !== undefined) return exact;
   const match = PREFIXED_STRONG.exec(word);
@@ -126,8 +131,17 @@ const INSEPARABLE = /^(?:be|ge|er|ver|zer|ent|emp|miss|über|unter|hinter|wider|
 /** Capitalised first words that are no subject: prepositions and conjunctions. */
 const SENTENCE_START_NOT_SUBJECT =
   /^(?:Mit|Von|Vor|Nach|Bei|In|An|Auf|Aus|Um|Für|Durch|Über|Unter|Ohne|Gegen|Seit|Bis|Ab|Zu|Trotz|Wegen|Während|Hinter|Neben|Zwischen|Und|Oder|Aber|Doch|Wenn|Als|Weil|Dass|Ob|Wie|So|Nur|Auch|Noch|Schon)$/u;
+/** A present form of haben, sein or werden: a participle may follow it. */
+const PRESENT_AUXILIARY = /^(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|werde|wirst|wird|werden|werdet)$/iu;
+/** A conjunction that puts the finite verb last in its clause. */
+const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da|wo)$/iu;
+/** A definite or indefinite article: the subject after a verb in second place. */
+const ARTICLE = /^(?:der|die|das|den|dem|ein|eine|einen|einem)$/u;
+/** Weak verbs of saying, which follow a quotation before their subject (…, erklärte Sommaruga). */
+const SAYING =
+  /^(?:sagte|betonte|erklärte|meinte|antwortete|fragte|ergänzte|erwiderte|bestätigte|kommentierte|forderte|warnte|fügte|erläuterte|bemerkte|berichtete|formulierte|äusserte|klagte|lachte|flüsterte|murmelte|seufzte)$/u;
 /** A separable particle written with its verb in a verb-final clause (als er aufwachte → aufgewacht). */
-const SEPARABLE_PREFIX = /^(?:auf|an|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
+const SEPARABLE_PREFIX = /^(?:auf|an(?!tw)|ab|aus|ein|mit|nach|vor|weg|zu|zurück|her|hin|los|fest|fort|dar)(?=\p{Ll}{3})/u;
 
 /**
  * A weak preterite by its ending (spielte, machten, arbeitete): what it becomes, or undefined.
@@ -152,7 +166,7 @@ const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(
-  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s)?(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?(?:\\s+\\p{Ll}|\\s*$)))`,
+  `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s){0,2}(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?(?:\\s+\\p{Ll}|\\s*$)))`,
   'iu',
 );
 
@@ -170,7 +184,7 @@ function looksParticiple(word: string): boolean {
 }
 /** After "wurde", participles with an inseparable prefix count too (behoben, versendet). */
 function looksPassiveParticiple(word: string): boolean {
-  return looksParticiple(word) || /^(?:be|er|ver|ent|zer|emp|miss)\p{Ll}{2,}(?:t|en)$/u.test(word);
+  return looksParticiple(word) || /^(?:be|er|ver|ent|zer|emp|miss|durch|über|unter|hinter|wider)\p{Ll}{2,}(?:t|en)$/u.test(word);
 }
 
 interface Token {
@@ -185,10 +199,14 @@ interface Token {
  */
 function perfectOfClause(clause: string, afterComma: boolean, coordinated = false): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
-  // A capital inside the clause marks a noun ("der Stand"), not a verb.
-  let at = tokens.findIndex(
-    (token, index) => (index === 0 || token.text === token.text.toLowerCase()) && preteriteForm(token.text.toLowerCase()) !== undefined,
-  );
+  // A capital inside the clause marks a noun ("der Stand"), not a verb; a plural that is its own
+  // participle (verloren, erhalten) after a present auxiliary is the participle (ist verloren).
+  const finite = tokens.findIndex((token) => PRESENT_AUXILIARY.test(token.text));
+  let at = tokens.findIndex((token, index) => {
+    if (index > 0 && token.text !== token.text.toLowerCase()) return false;
+    const found = preteriteForm(token.text.toLowerCase());
+    return found !== undefined && !(finite >= 0 && finite < index && found.participle === token.text);
+  });
   let form = at >= 0 ? preteriteForm(tokens[at]!.text.toLowerCase()) : undefined;
   if (!form) {
     // A weak preterite after its subject: a pronoun or a capitalised word (er spielte, Anna machte).
@@ -196,10 +214,20 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       const before = tokens[index - 1]?.text;
       // After und, oder … the subject is the first clause's (… und klopfte a d Tür), unless a noun follows (und nette Lüüt).
       // The same after a comma (…, legte sich is Bett, …; …, weinte nöd).
-      if (index === 0) return (coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '') && weakPreterite(token.text) !== undefined;
+      // A verb of saying after a comma or a quotation comes before its subject (…, betonte Rytz; « Danke! » antwortete es).
+      if (index === 0)
+        return (((coordinated || afterComma) && !/^\p{Lu}/u.test(tokens[1]?.text ?? '')) || SAYING.test(token.text)) && weakPreterite(token.text) !== undefined;
       if (before === undefined) return false;
       // A capital at the start of a sentence is no noun when the word is a preposition or a conjunction (Mit verzweifelten Augen).
       if (index === 1 && SENTENCE_START_NOT_SUBJECT.test(before)) return false;
+      // Before an article a word in -te after an adverb or a noun is the verb (Im Kanton lehnte das Parlament … ab).
+      if (
+        ARTICLE.test(tokens[index + 1]?.text ?? '') &&
+        !DETERMINER.test(before) &&
+        !SENTENCE_START_NOT_SUBJECT.test(before) &&
+        weakPreterite(token.text) !== undefined
+      )
+        return true;
       // Before its subject pronoun a word in -te is the verb (…, dann klopfte er).
       if (SUBJECT_PRONOUNS.has(tokens[index + 1]?.text ?? '') && !DETERMINER.test(before) && weakPreterite(token.text) !== undefined) return true;
       if (DETERMINER.test(before)) {
@@ -210,6 +238,9 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       }
       return (SUBJECT_PRONOUNS.has(before.toLowerCase()) || /^\p{Lu}/u.test(before)) && weakPreterite(token.text) !== undefined;
     });
+    // Last in a clause that starts with its conjunction, after any word (Dass … nicht abflachten).
+    if (at < 0 && tokens.length >= 2 && SUBORDINATOR.test(tokens[0]!.text) && weakPreterite(tokens[tokens.length - 1]!.text) !== undefined)
+      at = tokens.length - 1;
     if (at < 0) return clause;
     form = weakPreterite(tokens[at]!.text)!;
   }
@@ -226,6 +257,12 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
     if (form.modal && at > 0 && looksInfinitive(words[at - 1]!)) {
       words[at] = words[at - 1]!;
       words[at - 1] = `${auxiliary} ${participle}`;
+    } else if (!form.passive && !form.modal && at > 0 && looksParticiple(words[at - 1]!)) {
+      // A pluperfect ("…, als es angekommen war") needs only the present auxiliary.
+      words[at] = auxiliary;
+    } else if (form.passive && at > 0 && looksPassiveParticiple(words[at - 1]!)) {
+      // "…, während das Gebäude durchsucht wurde" → "… durchsucht worden ist".
+      words[at] = `worden ${auxiliary}`;
     } else {
       words[at] = `${participle} ${auxiliary}`;
     }

@@ -52,6 +52,8 @@ export interface RegionFile {
   };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
+  /** Inherited spelling rules this region does not apply, by their `group` (open e: Wält, Gäld), each with why. */
+  readonly withoutGroups?: ReadonlyArray<{ readonly group: string; readonly source: string }>;
   /** Ordered spelling rules for words no lexicon knows, each with its exceptions. */
   readonly rules: ReadonlyArray<{
     readonly pattern: string;
@@ -62,6 +64,8 @@ export interface RegionFile {
     readonly inherited?: boolean;
     /** Only for words written in lower case (participles, verbs) or with a capital (nouns). */
     readonly written?: 'lower' | 'capital';
+    /** A named set of rules that a region can drop whole (`withoutGroups`). */
+    readonly group?: string;
   }>;
   /** How the region's spelling is pronounced; a region overrides single rows of what it inherits. */
   readonly sounds?: SoundsFile;
@@ -122,6 +126,7 @@ export interface RegionData {
 
 /** A spelling rule for words no lexicon knows. */
 export interface RegionRule {
+  readonly group?: string;
   readonly pattern: RegExp;
   readonly replace: string;
   readonly except: ReadonlySet<string>;
@@ -196,7 +201,8 @@ export function regionData(region: string): RegionData {
   const ownWords = new Set(own.words.map(([german]) => german));
   for (const file of files) {
     const dropped = new Set((file.withoutRules ?? []).map((rule) => rule.pattern));
-    rules = rules.filter((rule) => !dropped.has(rule.pattern.source));
+    const droppedGroups = new Set((file.withoutGroups ?? []).map((row) => row.group));
+    rules = rules.filter((rule) => !dropped.has(rule.pattern.source) && (rule.group === undefined || !droppedGroups.has(rule.group)));
     for (const [german, dialect] of file.phrases) phrases.set(german, dialect);
     for (const [german, dialect] of file.words) (german.includes(' ') ? phrases : words).set(german, dialect);
     for (const [german, dialect] of file.formal ?? []) formal.set(german, dialect);
@@ -216,6 +222,7 @@ export function regionData(region: string): RegionData {
         replace: rule.replace,
         except: new Set(rule.except),
         ...(rule.written ? { written: rule.written } : {}),
+        ...(rule.group ? { group: rule.group } : {}),
       });
     const sounds = file.sounds;
     for (const [letters, ipa] of sounds?.graphemes ?? []) graphemes.set(letters, ipa);

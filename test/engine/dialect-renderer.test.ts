@@ -16,10 +16,13 @@ describe('dialect data files', () => {
         expect(row[2].trim().length, `${region}: ${row[0]}`).toBeGreaterThan(0);
         expect(row[0]).toBe(row[0].toLowerCase());
       }
-      for (const rule of [...file.rules, ...(file.patterns ?? []), ...(file.withoutRules ?? [])]) expect(rule.source.length).toBeGreaterThan(0);
+      for (const rule of [...file.rules, ...(file.patterns ?? []), ...(file.withoutRules ?? []), ...(file.withoutGroups ?? [])])
+        expect(rule.source.length).toBeGreaterThan(0);
       // A dropped rule must exist in what the region inherits.
       const inherited = file.inherits ? regionData(file.inherits).rules.map((rule) => rule.pattern.source) : [];
       for (const dropped of file.withoutRules ?? []) expect(inherited, `${region} drops ${dropped.pattern}`).toContain(dropped.pattern);
+      const groups = file.inherits ? regionData(file.inherits).rules.map((rule) => rule.group) : [];
+      for (const dropped of file.withoutGroups ?? []) expect(groups, `${region} drops the group ${dropped.group}`).toContain(dropped.group);
     }
   });
 
@@ -208,6 +211,46 @@ describe('general text', () => {
     expect(renderer.render('Bitte warten Sie.', 'bern')).toBe('Bitte wartet.');
   });
 
+  it('keeps ein before masculine nouns in -aum, einige, Zucker and the noun Sucht apart from the rules meant for others; Bern feminine -i', () => {
+    const cases = [
+      ['zurich', 'Ein Traum, ein Museum.', 'En Traum, es Museum.'],
+      ['bern', 'Einige Leute', 'Einigi Lüt'],
+      ['zurich', 'Zuckerrohr', 'Zuckerrohr'],
+      ['zurich', 'Die Sucht, er untersucht.', 'D Sucht, er untersuecht.'],
+      ['graubuenden', 'Die Sucht, er untersucht.', 'D Sucht, er untersuacht.'],
+      ['bern', 'Die schwarze Katze und die alten Häuser.', 'Di schwarzi Chatz u di aute Hüser.'],
+      ['bern', 'Wir müssen gehen, dass Sie warten müssen.', 'Mir müesse gö, dass Dir warte müesst.'],
+      ['bern', 'Er heisst Hans und kommt bald.', 'Är heisst Hans u chunnt gli.'],
+      ['zurich', 'Rotkäppchen, die Erklärung', 'Rotchäppli, d Erchlärig'],
+      ['basel', 'Rotkäppchen, die Erklärung', 'Rotkäppli, d Erklärig'],
+      ['bern', 'Der Zuschauer, der Einkauf, der Anbau, der Bauer, laut.', 'Dr Zueschouer, dr Iichouf, dr Anbou, dr Puur, luut.'],
+      ['bern', 'Paul, die Kultur, das Hotel, der Wald, halb', 'Dr Paul, d Kultur, s Hotel, dr Waud, haub'],
+      ['bern', 'miteinander, untereinander, die Wand', 'mitenang, ungerenang, d Wang'],
+      ['zurich', 'der Ausgleich, die Erscheinung, der Beweis', 'de Usgliich, d Erschiinig, de Bewiis'],
+      ['basel', 'Er hat weitergeschnarcht.', 'Är het wiitergschnarcht.'],
+      ['zurich', 'der Haushalt, die Feuerwehr, sonnig', 'de Huushalt, d Füürwehr, sunnig'],
+      ['zurich', 'die Bedeutung, das Flugzeug, der Sauerstoff', 'd Bedütig, s Flugzüg, de Suurstoff'],
+      ['zurich', 'der Fussgänger, die Schulden, die Freizeit', 'de Fuessgänger, d Schulde, d Friiziit'],
+      ['bern', 'die verbleibende Freizeit', 'di verblibendi Freizit'],
+      ['zurich', 'Es wird gutgeschrieben.', 'Es wird guetgschriebe.'],
+      ['zurich', 'Er schläft, er trägt, es enthält.', 'Er schlaft, er treit, es enthaltet.'],
+      ['zurich', 'Der Weltkrieg, die Flasche.', 'De Wältchrieg, d Fläsche.'],
+      ['zurich', 'der Grenzwert', 'de Gränzwärt'],
+      ['stgallen', 'der Grenzwert', 'de Grenzwert'],
+      ['zurich', 'Er hat es heruntergeladen.', 'Er hät es abeglade.'],
+      ['bern', 'Er erschrak.', 'Är isch erchlüpft.'],
+      ['bern', 'Habe ich das? Ich habe es, wenn er kommt.', 'Han i das? I ha es, wen er chunnt.'],
+      ['zurich', 'Er hat es geändert und entwickelt.', 'Er hät es gänderet und entwicklet.'],
+      ['zurich', 'Meist am Morgen, einmal.', 'Meischtens am Morn, eimal.'],
+      ['zurich', 'Es besteht, er versteht.', 'Es bestaht, er verstaht.'],
+      ['stgallen', 'Es steht, es besteht.', 'Es stoht, es bestoht.'],
+      ['zurich', 'Er sagte, er habe Zeit. Habe ich Zeit?', 'Er hät gseit, er heig Ziit. Han ich Ziit?'],
+      ['bern', 'Er sagte, er habe Zeit. Ich habe Zeit.', 'Är het gseit, är heig Zit. I ha Zit.'],
+      ['bern', 'Er ist wohl hoch überzeugt, dennoch läuft er herum.', 'Är isch äuä höch überzügt, trotzdäm louft er ume.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
+
   it('keeps initial k in loanwords', () => {
     expect(renderer.render('Kanton, Klima, Kultur, Kissen', 'zurich')).toBe('Kanton, Klima, Kultur, Chisse');
   });
@@ -224,6 +267,8 @@ describe('present plural verbs', () => {
   it('leave infinitives after an object sie and participles before their auxiliary', () => {
     expect(renderer.render('Er will sie treffen.', 'zurich')).toBe('Er will si träffe.');
     expect(renderer.render('Die Adresse, die Sie angegeben haben.', 'zurich')).not.toContain('aagegebed');
+    for (const region of ['zurich', 'stgallen', 'graubuenden', 'wallis'])
+      expect(renderer.render('Dann führen sie den Kampf.', region)).not.toMatch(/\bd(?:ed|end|unt)\b/u);
   });
 });
 
@@ -231,6 +276,7 @@ describe('compounds', () => {
   it('render a known noun at the end of an unknown compound through the lexicon', () => {
     expect(renderer.render('Regenwolken über dem Königshaus.', 'zurich')).toBe('Rägewulche überem Chönigshuus.');
     expect(renderer.render('Legende', 'zurich')).toBe('Legende');
+    expect(renderer.render('Der Zeitraum', 'bern')).toBe('Dr Zitruum');
     expect(renderer.render('Ihr Guthaben', 'zurich')).not.toContain('händ');
   });
 });
