@@ -36,6 +36,8 @@ interface SlotClaim {
   idle: NodeJS.Timeout | null;
   /** After a grow that got less than it asked for, draws do not ask again before this (`performance.now()`). */
   spentUntil: number;
+  /** Whether the slot has open leases (claims of an idle slot go back after a while). */
+  active: boolean;
 }
 
 /** The claims of one instance, by budget slot. */
@@ -59,6 +61,7 @@ export class InstanceClaims {
    */
   async ensure(slot: BudgetSlot, limit: number, drawn: number, needed: number): Promise<void> {
     const claim = this.claimOf(slot, limit);
+    this.busy(slot);
     for (let attempt = 0; attempt < 3 && claim.claimed - drawn < needed; attempt++) {
       if (claim.growing) {
         await claim.growing;
@@ -73,6 +76,7 @@ export class InstanceClaims {
   /** Claims more in the background when little is left beyond `drawn`. */
   topUp(slot: BudgetSlot, limit: number, drawn: number): void {
     const claim = this.claimOf(slot, limit);
+    this.busy(slot);
     if (claim.growing || claim.claimed - drawn >= LOW_WATER_SECONDS || performance.now() < claim.spentUntil) return;
     // A failed top-up is tried again at the next draw; the leases draw within what is claimed meanwhile.
     void this.grow(claim, CLAIM_CHUNK_SECONDS).catch(() => undefined);
@@ -94,17 +98,26 @@ export class InstanceClaims {
   /** The slot has work in progress again: its claim stays. */
   busy(slot: BudgetSlot): void {
     const claim = this.slots.get(nameOf(slot));
-    if (claim?.idle) clearTimeout(claim.idle);
-    if (claim) claim.idle = null;
+    if (!claim) return;
+    claim.active = true;
+    if (claim.idle) clearTimeout(claim.idle);
+    claim.idle = null;
   }
 
   /** The slot's last open lease ended: its claim is given back unless work comes again soon. */
   quiet(slot: BudgetSlot): void {
     const claim = this.slots.get(nameOf(slot));
-    if (!claim || claim.idle) return;
+    if (!claim) return;
+    claim.active = false;
+    if (claim.idle) return;
     claim.idle = setTimeout(() => {
       claim.idle = null;
-      if (claim.growing) return;
+      if (claim.active) return;
+      // A claim still being granted is given back once it is there.
+      if (claim.growing) {
+        void claim.growing.finally(() => this.quiet(slot)).catch(() => undefined);
+        return;
+      }
       this.giveBack(claim, claim.claimed);
       claim.claimed = 0;
     }, this.timing.idleReturnMs).unref();
@@ -113,7 +126,7 @@ export class InstanceClaims {
   private claimOf(slot: BudgetSlot, limit: number): SlotClaim {
     const name = nameOf(slot);
     let claim = this.slots.get(name);
-    if (!claim) this.slots.set(name, (claim = { slot, limit, claimed: 0, toReturn: 0, growing: null, idle: null, spentUntil: 0 }));
+    if (!claim) this.slots.set(name, (claim = { slot, limit, claimed: 0, toReturn: 0, growing: null, idle: null, spentUntil: 0, active: false }));
     return claim;
   }
 
@@ -152,7 +165,7 @@ export class InstanceClaims {
       for (const { claim, seconds } of sending) this.giveBack(claim, seconds);
     }
     for (const [name, claim] of this.slots) {
-      if (claim.claimed <= 0 && claim.toReturn === 0 && !claim.growing && !claim.idle) this.slots.delete(name);
+      if (claim.claimed <= 0 && claim.toReturn === 0 && !claim.growing && !claim.idle && !claim.active) this.slots.delete(name);
     }
   }
 }
