@@ -20,7 +20,7 @@ import { LIMITS } from '../catalog/limits.js';
 import type { UsageMeter } from '../metering/usage-meter.js';
 import { audioTooLong, planSynthesis, type SynthesisPlan } from '../speech/synthesis-request.js';
 import { synthesizeInBackground } from '../speech/background-synthesis.js';
-import { shortestSpeechSeconds } from '../speech/speech-length.js';
+import { synthesisClaimSeconds } from '../speech/speech-length.js';
 import { TextSegmenter } from '../speech/text-segmenter.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobRepository, JobTranscript } from '../store/store.js';
@@ -204,8 +204,7 @@ export class JobRunner {
       let outcome;
       try {
         // With a shared store, room for a slow reading is claimed up front, as POST /v1/tts does.
-        const shortest = shortestSpeechSeconds(plan.speech.document, plan.speed);
-        await budget.ensureRoom(0, Math.min(LIMITS.ttsMaxAudioSeconds, 3 * shortest + 30));
+        await budget.ensureRoom(0, synthesisClaimSeconds(plan.speech.document, plan.speed));
         outcome = await synthesizeInBackground(
           { engine, dialect: engines.dialect },
           piecesOf(request, plan),

@@ -1,4 +1,5 @@
 import type { SpeechDocument } from '../../engine/types.js';
+import { LIMITS } from '../catalog/limits.js';
 
 /**
  * Characters per second faster than any voice speaks at rate 1 (eSpeak NG reads about 14–17,
@@ -21,4 +22,14 @@ export function shortestSpeechSeconds(document: SpeechDocument, speed: number): 
     }
   }
   return seconds;
+}
+
+/**
+ * Audio to claim of a shared budget before synthesising a document: three times its shortest
+ * reading and half a minute more (a slow voice, breaks, prosody), at most what one request may
+ * make. A fast engine can draw a whole synthesis before a claim topped up in the background comes
+ * back, so this much is claimed before the synthesis starts.
+ */
+export function synthesisClaimSeconds(document: SpeechDocument, speed: number): number {
+  return Math.min(LIMITS.ttsMaxAudioSeconds, 3 * shortestSpeechSeconds(document, speed) + 30);
 }

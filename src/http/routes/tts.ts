@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../api/errors.js';
 import { LIMITS } from '../../catalog/limits.js';
-import { shortestSpeechSeconds } from '../../speech/speech-length.js';
+import { shortestSpeechSeconds, synthesisClaimSeconds } from '../../speech/speech-length.js';
 import { audioTooLong, planSynthesis } from '../../speech/synthesis-request.js';
 import { synthesizeBatch, type SynthesisOutcome } from '../../speech/synthesis-service.js';
 import { ErrorBodySchema, SYNTHESIS_FIELD_ERRORS, SynthesisRequestSchema, SynthesisResultSchema, type SynthesisRequestBody } from '../../api/schemas.js';
@@ -55,11 +55,9 @@ export function registerTtsRoutes(app: FastifyInstance, services: AppServices): 
       const budget = await services.meter.lease(principal, 'tts', 'tts', request.id);
       let outcome: SynthesisOutcome;
       try {
-        // Refused before any synthesis when even the shortest reading would overdraw the budget;
-        // with a shared store, room is claimed for a slow reading (three times the shortest), as
-        // a fast engine may draw it all before a claim in the background comes back.
-        const shortest = shortestSpeechSeconds(plan.speech.document, plan.speed);
-        await budget.ensureRoom(shortest, Math.min(LIMITS.ttsMaxAudioSeconds, 3 * shortest + 30));
+        // Refused before any synthesis when even the shortest reading would overdraw the budget
+        // (with a shared store, room for a slow reading is claimed first).
+        await budget.ensureRoom(shortestSpeechSeconds(plan.speech.document, plan.speed), synthesisClaimSeconds(plan.speech.document, plan.speed));
         outcome = await synthesizeBatch({ engine, dialect: services.engines.dialect }, plan, request.abortSignal, (seconds) => {
           if (seconds > LIMITS.ttsMaxAudioSeconds) throw audioTooLong(`more than ${LIMITS.ttsMaxAudioSeconds} s`);
           budget.drawTo(seconds);
