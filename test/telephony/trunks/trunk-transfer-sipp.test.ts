@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '../../helpers/captured-logger.js';
+import { eventually } from '../../helpers/eventually.js';
 import { assertSippPassed, freePort, runSipp, sippScenario, startSippServer } from '../../helpers/sipp.js';
 import { anyNumberDialplan, startTelephony, type StartedTelephony } from '../../helpers/started-telephony.js';
 
@@ -59,6 +60,9 @@ describe('a transfer through a trunk', () => {
     expect(messages).toMatch(/^From: <sip:\+41445550000@carrier\.test>;tag=/m);
     // The trunk's codecs only (the deployment's would add PCMA and Opus).
     expect(messages).toMatch(/^m=audio \d+ RTP\/AVP 0 101\r?$/m);
+    // The step logs its outcome once the gateway has the carrier's 200 for its BYE, which may
+    // be a moment after the carrier's SIPp sent it and exited.
+    await eventually(() => logs.some((line) => line['msg'] === 'transfer'), 5000, 'the transfer step to log its outcome');
     expect(logs.find((line) => line['msg'] === 'transfer')).toMatchObject({ result: 'bridged' });
   }, 40_000);
 });
