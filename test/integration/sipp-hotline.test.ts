@@ -4,7 +4,8 @@
  * right Refer-To; it answers 202 and NOTIFY sipfrag 200, and the gateway ends its leg. A caller
  * whose phone refuses REFER is bridged to a second SIPp peer, the person: the gateway places
  * the call (caller ID, Diversion, an X- header) and RTP flows both ways between the two peers'
- * media sockets through the gateway, checked where it arrives. The SIPp peers' SDP names media
+ * media sockets through the gateway, checked where it arrives; with a waiting text far longer
+ * than the ringing, the bridge still starts when the person answers. The SIPp peers' SDP names media
  * sockets of this test, since SIPp itself cannot report what RTP it received.
  */
 import dgram from 'node:dgram';
@@ -35,6 +36,10 @@ const MENU = (target: string) => `      - answer: {}
       - hangup: { reason: transfer failed }
 `;
 
+/** About 12 s of sandbox speech (14 characters a second): far longer than the target rings. */
+const WAITING_TEXT =
+  'Please hold the line, we are putting you through to the next free member of our service team. Thank you for your patience, it will not be long now.';
+
 const dialplan = (targetPort: number) => `name: hotline-sipp
 routes:
   - number: "hotline"
@@ -55,6 +60,12 @@ ${MENU(`to: "sip:stoerung@127.0.0.1:${targetPort}"\n          caller_id: "+41445
     voice: jonas
     steps:
 ${MENU(`to: "sip:stoerung@127.0.0.1:${targetPort}"\n          ring_timeout_s: 5`)}
+  - number: "hotline-bridge-waiting"
+    engines: synthetic
+    language: en
+    voice: jonas
+    steps:
+${MENU(`to: "sip:stoerung@127.0.0.1:${targetPort}"\n          ring_timeout_s: 10\n          waiting: "${WAITING_TEXT}"`)}
 `;
 
 let telephony: StartedTelephony;
@@ -195,29 +206,45 @@ class MediaSocket {
   }
 }
 
+/**
+ * A caller (menu-bridge.xml: key 1, REFER refused, then 5 s on the line) to `service`, whose
+ * bridged transfer reaches a SIPp person playing `targetScenario`; both talk through the test's
+ * media sockets, handed to `check` once both SIPp runs passed.
+ */
+async function bridgedCall(service: string, targetScenario: string, check: (caller: MediaSocket, person: MediaSocket) => void): Promise<void> {
+  const caller = await MediaSocket.open();
+  const person = await MediaSocket.open();
+  caller.talk(0xa1);
+  person.talk(0xb2);
+  const targetRun = await startSippServer({
+    scenario: sippScenario(targetScenario),
+    localPort: targetPort,
+    calls: 1,
+    timeoutMs: 40_000,
+    variables: { rtp_port: String(person.port) },
+  });
+  try {
+    const callerResult = await runSipp({
+      scenario: sippScenario('menu-bridge.xml'),
+      target: target(),
+      service,
+      timeoutMs: 30_000,
+      variables: { payloads: '0 101', rtp_port: String(caller.port) },
+    });
+    assertSippPassed(callerResult);
+    assertSippPassed(await targetRun.result);
+    check(caller, person);
+    await settled();
+  } finally {
+    caller.close();
+    person.close();
+    await targetRun.stop(500).catch(() => undefined);
+  }
+}
+
 describe('a caller whose phone refuses REFER is bridged', () => {
   it('calls the target with caller ID, Diversion and X- header, and RTP flows both ways through the gateway', async () => {
-    const caller = await MediaSocket.open();
-    const person = await MediaSocket.open();
-    caller.talk(0xa1);
-    person.talk(0xb2);
-    const targetRun = await startSippServer({
-      scenario: sippScenario('bridge-target.uas.xml'),
-      localPort: targetPort,
-      calls: 1,
-      timeoutMs: 40_000,
-      variables: { rtp_port: String(person.port) },
-    });
-    try {
-      const callerResult = await runSipp({
-        scenario: sippScenario('menu-bridge.xml'),
-        target: target(),
-        service: 'hotline-bridge',
-        timeoutMs: 30_000,
-        variables: { payloads: '0 101', rtp_port: String(caller.port) },
-      });
-      assertSippPassed(callerResult);
-      assertSippPassed(await targetRun.result);
+    await bridgedCall('hotline-bridge', 'bridge-target.uas.xml', (caller, person) => {
       // Each side got the other's packets, byte for byte (both legs PCMU: the payload is forwarded as it came).
       expect(person.from(0xa1)).toBeGreaterThan(50);
       expect(caller.from(0xb2)).toBeGreaterThan(50);
@@ -226,12 +253,20 @@ describe('a caller whose phone refuses REFER is bridged', () => {
       const refer = referLines().at(-1);
       expect(refer).toMatchObject({ result: 'refused', status: 405, target: `sip:stoerung@127.0.0.1:${targetPort}` });
       expect(logs.some((line) => line['msg'] === 'bridged')).toBe(true);
-      await settled();
-    } finally {
-      caller.close();
-      person.close();
-      await targetRun.stop(500).catch(() => undefined);
-    }
+    });
+  });
+});
+
+describe('a bridged transfer with a waiting text', () => {
+  it('stops the waiting text when the target answers and bridges at once, not when the text is over', async () => {
+    // The caller stays 5 s after the refused REFER; the target answers after 1.5 s of the
+    // waiting text's 12 s. Had the bridge waited for the text to end, the caller would have
+    // gone before it began.
+    await bridgedCall('hotline-bridge-waiting', 'bridge-target-waiting.uas.xml', (caller, person) => {
+      // About 3.5 s of the bridge (175 packets) each way; well over half of it is asked for.
+      expect(caller.from(0xb2)).toBeGreaterThan(100);
+      expect(person.from(0xa1)).toBeGreaterThan(100);
+    });
   });
 });
 
