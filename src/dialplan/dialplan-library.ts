@@ -3,8 +3,11 @@
  * folder is changed, added or removed, the whole folder is loaded and checked again; good
  * dialplans take effect for the calls that come after (calls in progress keep the route they
  * started with), a good trunk file goes to whoever follows the trunks; a bad one is refused
- * with its FILE:LINE:COLUMN message in the log and the version before stays.
+ * with its FILE:LINE:COLUMN message in the log and the version before stays. The trunks'
+ * `tls_ca_file`s are followed too, wherever they are, so a CA rotated on disk is taken without
+ * touching trunks.yaml.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { loadTrunks, type TrunkConfig } from '../telephony/trunks/trunk-loader.js';
 import { isLexiconFile } from '../speech/lexicon-loader.js';
@@ -35,6 +38,8 @@ function warnUnknownTrunks(dialplans: Dialplans, trunks: readonly TrunkConfig[],
 /** The current dialplans of a folder, reloaded as the folder changes. */
 export class DialplanLibrary {
   private watcher: SettledWatch | null = null;
+  /** Followers of the folders outside this one that hold a trunk's `tls_ca_file`, by folder. */
+  private readonly caWatchers = new Map<string, SettledWatch>();
   /** Reloads done (good or refused), for logs and tests. */
   reloads = 0;
   private trunkListener: (trunks: readonly TrunkConfig[]) => void = () => {};
@@ -76,9 +81,45 @@ export class DialplanLibrary {
   /** Starts following the folder's changes. */
   watch(): void {
     // The lexicon beside the dialplans is followed on its own (speech/lexicon-file.ts).
-    const accepts = (name: string | null): boolean => name === null || (/\.ya?ml$/.test(name) && !isLexiconFile(name));
+    const accepts = (name: string | null): boolean =>
+      name === null || (/\.ya?ml$/.test(name) && !isLexiconFile(name)) || this.caFileNames(this.directory).has(name);
     this.watcher ??= new SettledWatch(this.directory, accepts, () => this.reload(), this.logger, 'the dialplan folder');
     this.watcher.start();
+    this.followCaFolders();
+  }
+
+  /** The names of the current trunks' CA files in `folder`. */
+  private caFileNames(folder: string): Set<string> {
+    const names = new Set<string>();
+    for (const trunk of this.trunkList) if (trunk.tlsCaFile !== null && path.dirname(trunk.tlsCaFile) === folder) names.add(path.basename(trunk.tlsCaFile));
+    return names;
+  }
+
+  /** Follows each folder outside this one that holds a current trunk's CA file, and no other. */
+  private followCaFolders(): void {
+    if (!this.watcher) return;
+    const folders = new Set(this.trunkList.flatMap((trunk) => (trunk.tlsCaFile === null ? [] : [path.dirname(trunk.tlsCaFile)])));
+    folders.delete(this.directory);
+    for (const [folder, watcher] of this.caWatchers) {
+      if (folders.has(folder)) continue;
+      this.caWatchers.delete(folder);
+      void watcher.close();
+    }
+    for (const folder of folders) {
+      if (this.caWatchers.has(folder)) continue;
+      const accepts = (name: string | null): boolean => name === null || this.caFileNames(folder).has(name);
+      const watcher = new SettledWatch(folder, accepts, () => this.reload(), this.logger, `the CA files in ${folder}`);
+      this.caWatchers.set(folder, watcher);
+      try {
+        watcher.start();
+      } catch (error) {
+        // A folder that cannot be followed (gone, unreadable) leaves the CA to the next reload.
+        this.logger.warn(
+          { err: error, dir: folder },
+          `${folder} cannot be followed: a change to a CA file there is taken with the next change to the dialplan folder`,
+        );
+      }
+    }
   }
 
   /**
@@ -99,6 +140,7 @@ export class DialplanLibrary {
       try {
         this.trunkList = await loadTrunks(this.directory);
         this.trunkListener(this.trunkList);
+        this.followCaFolders();
       } catch (error) {
         if (!(error instanceof DialplanError)) throw error;
         this.logger.error({ problem: error.message }, `trunk file refused, the trunks before stay: ${error.message}`);
@@ -111,6 +153,9 @@ export class DialplanLibrary {
 
   /** Stops following the folder. */
   async close(): Promise<void> {
-    await this.watcher?.close();
+    const watchers = [this.watcher, ...this.caWatchers.values()];
+    this.watcher = null;
+    this.caWatchers.clear();
+    await Promise.all(watchers.map((watcher) => watcher?.close()));
   }
 }

@@ -3,12 +3,16 @@
  * openssl in a temporary folder (so an integration test: it starts openssl): the path relative
  * to the trunk file, the PEM kept for the connections, and each refusal with its file, line and
  * column — a trunk that is not TLS, a file that cannot be read, one without a certificate, a
- * certificate that cannot be read, and a bundle with an expired one.
+ * certificate that cannot be read, and a bundle with an expired one. A running gateway takes a
+ * CA file replaced on disk, beside trunks.yaml or in another folder.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DialplanLibrary } from '../../../src/dialplan/dialplan-library.js';
 import { checkTrunks } from '../../../src/telephony/trunks/trunk-loader.js';
+import { capturedLogger } from '../../helpers/captured-logger.js';
+import { eventually } from '../../helpers/eventually.js';
 import { makeTestCertificates, writeExpiredCertificate } from '../../helpers/tls-certificates.js';
 
 const env = { CARRIER_PASSWORD: 'geheim' };
@@ -52,6 +56,54 @@ describe("a TLS trunk's CA file", () => {
       );
     } finally {
       certificates.remove();
+    }
+  });
+});
+
+describe('a rotated CA file on disk', () => {
+  it('is taken by the running gateway without a change to trunks.yaml, in the folder and outside it', async () => {
+    const inside = makeTestCertificates();
+    const outside = makeTestCertificates();
+    const rotated = makeTestCertificates();
+    const { logger } = capturedLogger();
+    let library: DialplanLibrary | null = null;
+    try {
+      const dir = inside.dir;
+      await fs.writeFile(
+        path.join(dir, 'echo.yaml'),
+        'name: echo\nroutes:\n  - number: "*"\n    language: en\n    voice: anna\n    steps:\n      - hangup: {}\n',
+      );
+      const trunk = (name: string, caFile: string): string[] => [
+        `  - name: ${name}`,
+        `    proxy: ${name}.example.ch`,
+        '    transport: tls',
+        `    tls_ca_file: ${caFile}`,
+      ];
+      await fs.writeFile(path.join(dir, 'trunks.yaml'), ['trunks:', ...trunk('pbx', 'ca.pem'), ...trunk('carrier', outside.caFile)].join('\n'));
+      library = await DialplanLibrary.open(dir, logger);
+      const applied: Array<Record<string, string | null>> = [];
+      library.onTrunks((trunks) => applied.push(Object.fromEntries(trunks.map((each) => [each.name, each.tlsCa]))));
+      library.watch();
+      expect(Object.fromEntries(library.trunks.map((each) => [each.name, each.tlsCa]))).toEqual({ pbx: inside.ca.toString(), carrier: outside.ca.toString() });
+
+      // The CA beside trunks.yaml is replaced by another one.
+      await fs.writeFile(inside.caFile, rotated.ca);
+      await eventually(() => applied.length >= 1, 5000, 'the trunks to be applied again');
+      expect(applied.at(-1)).toEqual({ pbx: rotated.ca.toString(), carrier: outside.ca.toString() });
+
+      // A file beside the outside CA that no trunk names is no reason to reload.
+      const reloads = library.reloads;
+      await fs.writeFile(path.join(outside.dir, 'unrelated.pem'), rotated.ca);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(library.reloads).toBe(reloads);
+
+      // The CA in the other folder is replaced.
+      await fs.writeFile(outside.caFile, rotated.ca);
+      await eventually(() => applied.length >= 2, 5000, 'the trunks to be applied once more');
+      expect(applied.at(-1)).toEqual({ pbx: rotated.ca.toString(), carrier: rotated.ca.toString() });
+    } finally {
+      await library?.close();
+      for (const certificates of [inside, outside, rotated]) certificates.remove();
     }
   });
 });
