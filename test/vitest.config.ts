@@ -19,7 +19,7 @@ const UNIT = [
   'test/store/*.test.ts',
   'test/telephony/amd/*.test.ts',
   'test/telephony/cluster/compose-files.test.ts',
-  'test/telephony/call/{listen-*,transfer-addressing}.test.ts',
+  'test/telephony/call/{call-negotiation,listen-*,transfer-addressing}.test.ts',
   'test/telephony/media/{audio-batch,frame-encoder,message-batch}.test.ts',
   'test/telephony/rtp/**/*.test.ts',
   'test/telephony/sdp/**/*.test.ts',

@@ -1,8 +1,8 @@
 /**
  * One phone call: the SIP dialog, its media session and the dialplan route it runs, with the
- * events between them typed (keys, hold, codec changes, barge-in, hangup). It negotiates the
- * media (the caller's offer answered, or our offer in the 200 and the answer in the ACK),
- * runs the steps, meters what was spoken and heard, and closes everything it opened.
+ * events between them typed (keys, hold, codec changes, barge-in, hangup). It answers the call
+ * (the caller's offer answered, or our offer in the 200 and the answer in the ACK; the SDP
+ * itself is call-negotiation.ts), runs the steps, meters what was spoken and heard, and closes everything it opened.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -11,10 +11,6 @@ import type { NewRecording } from '../../recordings/recording.js';
 import type { LoadedRoute } from '../../dialplan/dialplan-loader.js';
 import type { MediaChannel } from '../media/media-channel.js';
 import type { CallMedia } from '../media/media-protocol.js';
-import { buildAnswer } from '../sdp/build-answer.js';
-import { buildOffer } from '../sdp/build-offer.js';
-import type { LocalMedia } from '../sdp/local-media.js';
-import { parseOffer } from '../sdp/parse-offer.js';
 import { SdpError } from '../sdp/sdp-error.js';
 import type { SessionBody, SessionDialog } from './call-dialog.js';
 import { fillPlaceholders } from '../../dialplan/placeholders.js';
@@ -24,7 +20,7 @@ import { CallAllowanceGuard, type GuardedCall } from './call-allowance.js';
 import type { CallVoice, ListenRequest, StepContext, TransferRequest, RecordRequest, StreamRequest } from '../../dialplan/steps/step-context.js';
 import { listenForCaller, speakPrompt } from './call-turns.js';
 import { abortableDelay } from './abortable-delay.js';
-import { mediaFromAnswer, mediaFromOffer } from './call-media.js';
+import { CallNegotiation, SDP } from './call-negotiation.js';
 import { FrameRing } from './frame-ring.js';
 import { captureMessage, type CapturedMessage } from './call-recording.js';
 import type { TrunkConfig } from '../trunks/trunk-loader.js';
@@ -104,7 +100,6 @@ export interface RecordingSink {
   save(message: NewRecording): Promise<{ readonly id: string }>;
 }
 
-const SDP = 'application/sdp';
 /** Caller audio kept for a listen that follows a barge-in (its first words). */
 const PREROLL_FRAMES = 50;
 /** Keys typed ahead that wait for the next listen; older ones are dropped beyond this. */
@@ -116,11 +111,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private media: MediaChannel | null = null;
   private readonly controller = new AbortController();
   /** Our o= version: goes up whenever our description changes (RFC 3264 section 8). */
-  private sessionVersion = 1;
-  private readonly sessionId = String(Date.now());
+  private readonly negotiation: CallNegotiation;
   private answered = false;
   /** The last description we sent (answer, or our offer). */
-  private lastAnswer: string | null = null;
   private readonly vars: Record<string, string>;
   /** The call's voice and language now: the route's until a `language` step changes it. */
   private voice: CallVoice;
@@ -131,7 +124,6 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   private lastHeard: StepContext['lastHeard'] = { words: [], confidence: null };
   private readonly logger: Logger;
   private readonly preroll = new FrameRing(PREROLL_FRAMES);
-  private held = false;
   private ttsSeconds = 0;
   private sttSeconds = 0;
   private readonly startedAt = performance.now();
@@ -145,6 +137,11 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   ) {
     super();
     this.logger = services.logger.child({ callId: dialog.callId });
+    this.negotiation = new CallNegotiation(
+      () => ({ address: services.mediaAddress, port: channel.port, preferences: services.codecs }),
+      dialog.source.address,
+      services.placed?.offer ?? null,
+    );
     this.vars = {
       ...services.variables,
       heard: '',
@@ -171,20 +168,8 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     });
     if (services.placed) {
       this.answered = services.placed.answered === undefined;
-      this.lastAnswer = services.placed.offer;
       this.media = this.createMedia(services.placed.media);
     }
-  }
-
-  /** Our side of the SDP at the current version. */
-  private get local(): LocalMedia {
-    return {
-      address: this.services.mediaAddress,
-      port: this.channel.port,
-      preferences: this.services.codecs,
-      sessionId: this.sessionId,
-      sessionVersion: this.sessionVersion,
-    };
   }
 
   get signal(): AbortSignal {
@@ -422,15 +407,15 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       const media = this.media ?? this.startMedia(offer);
       if (!media) return;
       this.answered = true;
-      await this.dialog.accept({ contentType: SDP, body: Buffer.from(this.lastAnswer!) });
+      await this.dialog.accept({ contentType: SDP, body: Buffer.from(this.negotiation.sent!) });
       return;
     }
     // No offer in the INVITE: ours goes in the 200, the caller's answer comes in the ACK.
-    const sdp = buildOffer(this.local);
+    const sdp = this.negotiation.offer();
     this.answered = true;
     const answer = await this.dialog.accept({ contentType: SDP, body: Buffer.from(sdp) });
     if (!answer) throw new SdpError(400, 'the ACK carried no answer to the offer in our 200');
-    this.media = this.createMedia(mediaFromAnswer(sdp, answer.body.toString('utf8'), this.dialog.source.address));
+    this.media = this.createMedia(this.negotiation.answered(sdp, answer));
   }
 
   /** Media before the answer (183 with SDP, early media) when a step needs it. */
@@ -443,18 +428,14 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     }
     const media = this.startMedia(offer);
     if (!media) throw new Error('the offer was refused');
-    this.dialog.progress({ contentType: SDP, body: Buffer.from(this.lastAnswer!) });
+    this.dialog.progress({ contentType: SDP, body: Buffer.from(this.negotiation.sent!) });
     return media;
   }
 
   /** Answers the INVITE's offer and starts media; refuses the call (488) when it cannot be answered. */
   private startMedia(offer: SessionBody): MediaChannel | null {
     try {
-      if (offer.contentType !== SDP) throw new SdpError(488, `the offer is ${offer.contentType}, not ${SDP}`);
-      const remote = parseOffer(offer.body.toString('utf8'));
-      const answer = buildAnswer(remote, this.local);
-      this.lastAnswer = answer.sdp;
-      this.media = this.createMedia(mediaFromOffer(remote, answer, this.dialog.source.address));
+      this.media = this.createMedia(this.negotiation.answer(offer));
       return this.media;
     } catch (error) {
       if (!(error instanceof SdpError)) throw error;
@@ -481,28 +462,19 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   /** A re-INVITE or UPDATE: hold, resume, a codec change or a refresh. */
   private reoffer(offer: SessionBody | null): SessionBody | number {
     if (!this.media) return 491;
-    if (!offer) return { contentType: SDP, body: Buffer.from(this.lastAnswer ?? buildOffer(this.local)) };
     try {
-      const remote = parseOffer(offer.body.toString('utf8'));
-      let answer = buildAnswer(remote, this.local);
-      if (answer.sdp !== this.lastAnswer) {
-        this.sessionVersion += 1;
-        answer = buildAnswer(remote, this.local);
+      const outcome = this.negotiation.reoffer(offer, this.media.codec.name);
+      if (!('reply' in outcome)) return outcome;
+      this.media.negotiated(outcome.media);
+      if (outcome.held !== undefined) {
+        this.logger.info({ held: outcome.held }, 'hold');
+        this.emit('hold', outcome.held);
       }
-      const held = answer.direction === 'recvonly' || answer.direction === 'inactive';
-      const codecChanged = answer.codec.name !== this.media.codec.name;
-      this.media.negotiated(mediaFromOffer(remote, answer, this.dialog.source.address));
-      this.lastAnswer = answer.sdp;
-      if (held !== this.held) {
-        this.held = held;
-        this.logger.info({ held }, 'hold');
-        this.emit('hold', held);
+      if (outcome.codec !== undefined) {
+        this.logger.info({ codec: outcome.codec }, 'codec change');
+        this.emit('codec-change', outcome.codec);
       }
-      if (codecChanged) {
-        this.logger.info({ codec: answer.codec.name }, 'codec change');
-        this.emit('codec-change', answer.codec.name);
-      }
-      return { contentType: SDP, body: Buffer.from(answer.sdp) };
+      return outcome.reply;
     } catch (error) {
       if (error instanceof SdpError) return error.status;
       throw error;
