@@ -254,8 +254,15 @@ describe('a bot written for Twilio Media Streams', () => {
     expect(spoken.length).toBeGreaterThan(100);
     const found = spoken.filter((payload) => heard.includes(payload)).length;
     expect(found / spoken.length).toBeGreaterThan(0.95);
-    const firstSpoken = heard.indexOf(spoken[0]!);
-    expect(heard.indexOf(spoken.at(-1)!)).toBeGreaterThan(firstSpoken);
+    // In order from the speech's start to its end: the frames that came through unchanged stand as
+    // they were spoken, the first and the last of them among the speech's first and last ten. Not
+    // every frame does: after a packet that came late (a busy machine) the gateway fades the next
+    // frame in from the concealment of the gap, and that may be any frame, the last one too.
+    const place = new Map(spoken.map((payload, index) => [payload, index]));
+    const order = media.map((entry) => place.get(Buffer.from(entry['payload']!, 'base64').toString('hex'))).filter((index) => index !== undefined);
+    expect(order).toEqual([...new Set(order)].sort((a, b) => a - b));
+    expect(order[0]).toBeLessThan(10);
+    expect(order.at(-1)).toBeGreaterThanOrEqual(spoken.length - 10);
 
     // The key, as Twilio sends it.
     const dtmf = seen.find((message) => message['event'] === 'dtmf')!;
