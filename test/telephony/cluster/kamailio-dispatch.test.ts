@@ -265,6 +265,8 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
       .map((failed) => failed.callId);
     expect(refused, log.slice(log.lastIndexOf('instance up'))).toHaveLength(1);
     expect(failedOver(log).get(refused[0]!)).toBe(other.sipAddress);
+    // An instance's log lines reach its stdout asynchronously: they may come after SIPp exited.
+    await eventually(() => other.endedCalls().has(refused[0]!) && restarted.endedCalls().size > 0, 5000, 'both instances to log their calls as ended');
     expect(other.endedCalls().get(refused[0]!)).toBe('hangup');
     expect(restarted.endedCalls().size).toBe(1);
   }, 60_000);
@@ -316,6 +318,8 @@ describe.skipIf(missing !== null)(`Kamailio dispatching to two instances on one 
 
     // The call up on the drained instance ends with the caller's BYE, and then the instance exits 0.
     assertSippPassed(await long.result, 2);
+    // The instance logs the call as ended once it has the BYE (and has answered it): after SIPp's last message.
+    await eventually(() => drained.endedCalls().has(onDrained!), 5000, 'the drained instance to log its call as ended');
     expect(drained.endedCalls().get(onDrained!)).toBe('bye');
     expect(await drained.serve.exited).toBe(0);
     console.info(`drain → out of Kamailio's set after ${down!.at - drainedAt} ms (two probes answered 503)`);
