@@ -14,8 +14,11 @@ export interface GermanSyntaxFile {
   readonly notPreterite: { readonly source: string; readonly words: readonly string[] };
   /** Preterite (first/third person singular), auxiliary, participle, source. */
   readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
-  /** Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. */
-  readonly patterns: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
+  /**
+   * Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. A `finalClause`
+   * row is the final clause um … zu, which a region may say otherwise (`RegionFile.finalClause`).
+   */
+  readonly patterns: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string; readonly finalClause?: boolean }>;
 }
 
 /** The data file, typed; its shape is checked by a test. */
@@ -162,7 +165,7 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const auxiliary = WEAK_WITH_SEIN.some((sein) => stem === sein || root === sein || (INSEPARABLE.test(root) && root.endsWith(sein))) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
-const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
+const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace, finalClause: row.finalClause === true }));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(
@@ -295,10 +298,13 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
  * German-side rewrites where Swiss German grammar differs (DIALECTS.md, step 2): preterite →
  * perfect with the right auxiliary, genitive → von/vom, relative pronouns → wo, and `zu` +
  * infinitive → `z`. The output is still German words, for the region's lexicon to render.
+ * `finalClause` is the region's um … zu with `$1` for the words between (Zürich "zum $1":
+ * um zu helfen → zum helfen); without it, für … z.
  */
-export function rewriteGermanSyntax(text: string): string {
+export function rewriteGermanSyntax(text: string, finalClause?: string | null): string {
   let out = text;
-  for (const { pattern, replace } of PATTERNS) out = out.replace(pattern, replace);
+  for (const { pattern, replace, finalClause: final } of PATTERNS)
+    out = out.replace(pattern, final && finalClause ? withCaseOf(replace, finalClause) : replace);
   // Clauses end at punctuation, and at a conjunction that a preterite follows ("… und wurde
   // behoben"); a clause after a comma may be verb-final.
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {

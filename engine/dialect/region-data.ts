@@ -50,6 +50,11 @@ export interface RegionFile {
      */
     readonly everyVerb?: boolean;
   };
+  /**
+   * The final clause um … zu where the region says it otherwise than für … z: the German-side
+   * words with `$1` for the words between um and the infinitive ("zum $1": zum hälfe).
+   */
+  readonly finalClause?: { readonly replace: string; readonly source: string };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Inherited spelling rules this region does not apply, by their `group` (open e: Wält, Gäld), each with why. */
@@ -120,6 +125,8 @@ export interface RegionData {
   /** Whether the plural ending applies also where no pronoun marks the plural (`pluralVerb.everyVerb`). */
   readonly everyPluralVerb: boolean;
   readonly time: RegionTime | null;
+  /** The region's um … zu (`RegionFile.finalClause`), or null for für … z. */
+  readonly finalClause: string | null;
   readonly rules: ReadonlyArray<RegionRule>;
   readonly sounds: RegionSounds;
 }
@@ -190,6 +197,7 @@ export function regionData(region: string): RegionData {
   let everyPluralVerb = false;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
+  let finalClause: string | null = null;
   let rules: Array<RegionData['rules'][number]> = [];
   const graphemes = new Map<string, string>();
   const soundWords = new Map<string, string>();
@@ -210,6 +218,7 @@ export function regionData(region: string): RegionData {
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
+    if (file.finalClause) finalClause = file.finalClause.replace;
     if (file.pluralVerb) {
       pluralVerb = file.pluralVerb.ending;
       irregularPlurals = new Map((file.pluralVerb.irregular ?? []).map(([german, dialect]) => [german, dialect]));
@@ -246,7 +255,23 @@ export function regionData(region: string): RegionData {
     unstressedWords,
     proclitics,
   };
-  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, pluralVerb, irregularPlurals, everyPluralVerb, time, rules, sounds };
+  data = {
+    region,
+    phrases,
+    words,
+    formal,
+    numbers,
+    compoundOnes,
+    patterns,
+    verbWithSie,
+    pluralVerb,
+    irregularPlurals,
+    everyPluralVerb,
+    time,
+    finalClause,
+    rules,
+    sounds,
+  };
   cache.set(region, data);
   return data;
 }

@@ -101,7 +101,7 @@ export class SwissGermanRenderer implements DialectRenderer {
     const found: LexiconMatch[] = [];
     const german = this.lexicon ? this.lexicon.mark(swiss, dialect ?? 'standard', found) : swiss;
     if (trace) for (const match of found) trace.add({ kind: 'lexicon', from: match.from, to: match.to, where: match.entry.where, ipa: match.entry.ipa });
-    let out = rewriteGermanSyntax(german);
+    let out = rewriteGermanSyntax(german, data.finalClause);
     trace?.add({ kind: 'syntax', from: german, to: out });
     // Phrases are finished dialect: fenced off so the word pass below leaves them as written.
     for (const [pattern, dialectText] of phrasesOf(data))

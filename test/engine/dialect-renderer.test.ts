@@ -280,3 +280,17 @@ describe('compounds', () => {
     expect(renderer.render('Ihr Guthaben', 'zurich')).not.toContain('händ');
   });
 });
+
+describe('sentence structure', () => {
+  it('says um … zu as each region does: Zürich zum + infinitive, Bern für … z, Wallis fer … z', () => {
+    const cases = [
+      ['zurich', 'Er kam, um zu helfen.', 'Er isch cho, zum hälfe.'],
+      ['zurich', 'Sie lernt, um frei zu sein.', 'Si lärnt, zum frei sii.'],
+      ['luzern', 'Sie lernt, um frei zu sein.', 'Sie lärnt, zom frei sii.'],
+      ['bern', 'Er kam, um zu helfen.', 'Är isch cho, für z häufe.'],
+      ['bern', 'Sie lernt, um frei zu sein.', 'Si lärnt, für frei z si.'],
+      ['wallis', 'Er kam, um zu helfen.', 'Är ischt cho, fer z hälfu.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
+});
