@@ -138,6 +138,30 @@ const SENTENCE_START_NOT_SUBJECT =
 const PRESENT_AUXILIARY = /^(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|werde|wirst|wird|werden|werdet)$/iu;
 /** A conjunction that puts the finite verb last in its clause. */
 const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da|wo)$/iu;
+/** Words that open a verb-final clause after a comma: relative and interrogative words (wo, was, wie, warum, welche). */
+const VERB_FINAL_OPENER =
+  /^(?:wo|was|wer|wen|wem|wessen|wie|warum|weshalb|wieso|weswegen|wann|wohin|woher|wodurch|womit|wofür|worauf|worüber|wovon|wozu|welch\p{Ll}*|indem|seit|seitdem|wobei|zumal|sofern|soweit|obgleich|ehe|je)$/iu;
+/** A relative pronoun (der, die, denen, welcher) after a preposition (mit dem, in der, von denen). */
+const RELATIVE_PRONOUN = /^(?:der|die|das|den|dem|denen|deren|dessen|welch\p{Ll}*)$/u;
+const PREPOSITION = /^(?:mit|von|bei|aus|nach|zu|seit|für|durch|gegen|ohne|um|an|auf|in|über|unter|vor|hinter|neben|zwischen|wegen|trotz|während)$/iu;
+
+/**
+ * Whether a clause after a comma is a subordinate clause with its finite verb last (…, dass er
+ * kam; …, wo si gschlafe hät; …, mit dem er kam) rather than a main clause whose verb is last
+ * because it is the second part (…, sie lachte; …, die Kinder spielten): a subordinating
+ * conjunction (also a word or two in), a relative or interrogative word, a relative pronoun
+ * before a pronoun or a lower-case word, or a preposition with a relative pronoun opens it (Duden Grammatik:
+ * Verbletztsatz; Weber, Zürichdeutsche Grammatik: Nebensatz).
+ */
+function opensVerbFinalClause(words: readonly string[]): boolean {
+  // The conjunction may follow a word or two (kurz bevor er …, auch wenn es …, gleich nachdem …).
+  if (words.slice(0, 3).some((word) => SUBORDINATOR.test(word) || VERB_FINAL_OPENER.test(word))) return true;
+  const [first = '', second = '', third = ''] = words;
+  const pronounNext = (word: string) => word !== '' && (word === word.toLowerCase() || /^(?:Sie|Ihnen|Ihr\p{Ll}*)$/u.test(word));
+  if (RELATIVE_PRONOUN.test(first.toLowerCase())) return pronounNext(second);
+  return PREPOSITION.test(first) && RELATIVE_PRONOUN.test(second) && pronounNext(third);
+}
+
 /** A definite or indefinite article: the subject after a verb in second place. */
 const ARTICLE = /^(?:der|die|das|den|dem|ein|eine|einen|einem)$/u;
 /** Weak verbs of saying, which follow a quotation before their subject (…, erklärte Sommaruga). */
@@ -200,7 +224,7 @@ interface Token {
  * the auxiliary takes the verb's place and the participle goes to the clause end; in a
  * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
  */
-function perfectOfClause(clause: string, afterComma: boolean, coordinated = false): string {
+function perfectOfClause(clause: string, afterComma: boolean, coordinated = false, verbFinal = afterComma): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb; a plural that is its own
   // participle (verloren, erhalten) after a present auxiliary is the participle (ist verloren).
@@ -255,7 +279,7 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
   const last = tokens.length - 1;
   let participle = form.participle;
   const words = tokens.map((token) => token.text);
-  if (at === last && afterComma) {
+  if (at === last && verbFinal) {
     // Verb-final clause: "…, weil wir nicht kommen konnten" → "…, weil wir nicht haben gekonnt kommen".
     if (form.modal && at > 0 && looksInfinitive(words[at - 1]!)) {
       words[at] = words[at - 1]!;
@@ -307,9 +331,20 @@ export function rewriteGermanSyntax(text: string, finalClause?: string | null): 
     out = out.replace(pattern, final && finalClause ? withCaseOf(replace, finalClause) : replace);
   // Clauses end at punctuation, and at a conjunction that a preterite follows ("… und wurde
   // behoben"); a clause after a comma may be verb-final.
+  // A subordinate clause after a comma stays open across the clauses after it that have their
+  // own subject (dass für jeden Gast, den er einlud, zwei neue kamen) until a main clause
+  // or the end of the sentence.
+  let subordinateOpen = false;
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
     const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
+    const words = [...stretch.matchAll(WORD)].map((match) => match[0]);
+    const verbFinal = afterComma && (opensVerbFinalClause(words) || (subordinateOpen && words.length >= 2));
+    subordinateOpen = verbFinal && !/[.;:!?]/u.test(punctuation);
     const clauses = stretch.split(COORDINATED_PRETERITE);
-    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0))).join('') + punctuation;
+    return (
+      clauses
+        .map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0, verbFinal && index === 0)))
+        .join('') + punctuation
+    );
   });
 }

@@ -293,4 +293,15 @@ describe('sentence structure', () => {
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
+
+  it('keeps a main clause after a comma a main clause when its verb comes last, and a subordinate clause open across a clause inside it', () => {
+    const cases = [
+      ['zurich', 'Er kam nach Hause, sie lachte.', 'Er isch hei cho, si hät glacht.'],
+      ['bern', 'Er kam nach Hause, sie lachte.', 'Är isch hei cho, si het glacht.'],
+      ['zurich', 'Er wusste, dass sie lachte.', 'Er hät gwüsst, dass si glacht hät.'],
+      ['zurich', 'Der Mann, der kam, lachte.', 'De Maa, wo cho isch, hät glacht.'],
+      ['zurich', 'Er sah, dass für jeden Gast, den er einlud, zwei neue kamen.', 'Er hät gseh, dass für jede Gascht, wo er iiglade hät, zwei neui cho sind.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
 });
