@@ -304,4 +304,14 @@ describe('sentence structure', () => {
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
+
+  it('takes an article before an adjective and its noun after a comma for an article, not a relative pronoun', () => {
+    expect(renderer.render('Er sah Anna, die alte Frau.', 'zurich')).toBe('Er hät d Anna gseh, di alti Frau.');
+    expect(renderer.render('Am Abend kam der Bruder, die kleine Schwester blieb daheim.', 'bern')).not.toMatch(/\bwo\b/u);
+    expect(renderer.render('Es regnete, die Kinder spielten.', 'zurich')).toBe('Es hät gregnet, d Chind händ gspilt.');
+    // Relative clauses stay relative clauses.
+    expect(renderer.render('Das ist eine Sache, die Spass macht.', 'zurich')).toBe('Das isch e Sach, wo Spass macht.');
+    expect(renderer.render('Er fand den Stein, der die Grenze markierte.', 'zurich')).toContain(', wo d Gränze markiert hät.');
+    expect(renderer.render('Sie war diejenige, die Anna half.', 'zurich')).toContain(', wo ');
+  });
 });
