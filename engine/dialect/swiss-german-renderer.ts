@@ -3,7 +3,7 @@ import { rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { compoundWord } from './compound.js';
 import { formalForm, formalVerb, isAcronym } from './formal-address.js';
-import { pluralVerbs } from './plural-verb.js';
+import { pluralVerbs, secondPersonPlural } from './plural-verb.js';
 import { regionData, ruleSkips, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
@@ -119,6 +119,7 @@ export class SwissGermanRenderer implements DialectRenderer {
         return said === null ? match : traced(trace, 'verb', match, likeCase(match, said));
       });
     }
+    out = secondPersonPlural(out, data, (said) => `${FENCE_OPEN}${said}${FENCE_CLOSE}`);
     out = pluralVerbs(out, data);
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) =>
       traced(trace, 'number', match, likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`)),

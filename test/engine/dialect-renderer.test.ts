@@ -314,4 +314,20 @@ describe('sentence structure', () => {
     expect(renderer.render('Er fand den Stein, der die Grenze markierte.', 'zurich')).toContain(', wo d Gränze markiert hät.');
     expect(renderer.render('Sie war diejenige, die Anna half.', 'zurich')).toContain(', wo ');
   });
+
+  it('says ihr with a second person plural verb as the plural "you", and keeps Ihr before a noun formal', () => {
+    const cases = [
+      ['zurich', 'Ihr habt recht.', 'Ihr händ rächt.'],
+      ['zurich', 'Ihr kommt morgen.', 'Ihr chömed morn.'],
+      ['zurich', 'Wenn ihr wollt, könnt ihr bleiben.', 'Wänn ihr wänd, chönd ihr bliibe.'],
+      ['bern', 'Ihr habt recht.', 'Dir heit rächt.'],
+      ['bern', 'Ihr kommt morgen.', 'Dir chömet morn.'],
+      ['bern', 'Habt ihr Zeit?', 'Heit dir Zit?'],
+      ['wallis', 'Ihr habt recht.', 'Ier heit rächt.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+    expect(renderer.render('Ihr Auto steht draussen.', 'bern')).toMatch(/^Öie /u);
+    expect(renderer.render('Ihr Auto steht draussen.', 'zurich')).not.toMatch(/^Ihr /u);
+    expect(renderer.render('Er gab ihr das Buch.', 'bern')).toContain(' ire ');
+  });
 });
