@@ -224,7 +224,7 @@ interface Token {
  * the auxiliary takes the verb's place and the participle goes to the clause end; in a
  * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
  */
-function perfectOfClause(clause: string, afterComma: boolean, coordinated = false, verbFinal = afterComma): string {
+function perfectOfClause(clause: string, afterComma: boolean, coordinated = false, verbFinal = afterComma, theyMark?: string): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb; a plural that is its own
   // participle (verloren, erhalten) after a present auxiliary is the participle (ist verloren).
@@ -272,6 +272,12 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
     form = weakPreterite(tokens[at]!.text)!;
   }
   const verb = tokens[at]!;
+  // A sentence that opens with Sie and a plural preterite tells of them, not to the listener
+  // (Sie gingen nach Hause): formal address in the past is rare, and the preterite is narrative.
+  // The modal preterites sollten and wollten stay formal: they are also the polite subjunctive
+  // (Sie sollten …). The mark tells the renderer to say the third person (`formal-address.ts`).
+  const they =
+    theyMark !== undefined && at === 1 && tokens[0]!.text === 'Sie' && form.person === Person.ThirdPlural && !/^(?:sollten|wollten)$/u.test(verb.text);
   const neighbours = [tokens[at - 1]?.text.toLowerCase(), tokens[at + 1]?.text.toLowerCase()];
   let person = form.person;
   if (person === Person.ThirdSingular && neighbours.includes('ich')) person = Person.FirstSingular;
@@ -312,7 +318,7 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
   let out = '';
   let cursor = 0;
   tokens.forEach((token, index) => {
-    out += clause.slice(cursor, token.start) + words[index];
+    out += clause.slice(cursor, token.start) + (they && index === 0 ? theyMark : '') + words[index];
     cursor = token.start + token.text.length;
   });
   return out + clause.slice(cursor);
@@ -323,9 +329,10 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
  * perfect with the right auxiliary, genitive → von/vom, relative pronouns → wo, and `zu` +
  * infinitive → `z`. The output is still German words, for the region's lexicon to render.
  * `finalClause` is the region's um … zu with `$1` for the words between (Zürich "zum $1":
- * um zu helfen → zum helfen); without it, für … z.
+ * um zu helfen → zum helfen); without it, für … z. `theyMark`, if given, goes before a
+ * sentence-initial Sie that a plural preterite shows to be the third person (Sie gingen).
  */
-export function rewriteGermanSyntax(text: string, finalClause?: string | null): string {
+export function rewriteGermanSyntax(text: string, finalClause?: string | null, theyMark?: string): string {
   let out = text;
   for (const { pattern, replace, finalClause: final } of PATTERNS)
     out = out.replace(pattern, final && finalClause ? withCaseOf(replace, finalClause) : replace);
@@ -338,12 +345,17 @@ export function rewriteGermanSyntax(text: string, finalClause?: string | null): 
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
     const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
     const words = [...stretch.matchAll(WORD)].map((match) => match[0]);
+    const sentenceStart = /(?:^|[.!?:;])$/u.test(out.slice(0, offset));
     const verbFinal = afterComma && (opensVerbFinalClause(words) || (subordinateOpen && words.length >= 2));
     subordinateOpen = verbFinal && !/[.;:!?]/u.test(punctuation);
     const clauses = stretch.split(COORDINATED_PRETERITE);
     return (
       clauses
-        .map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0, verbFinal && index === 0)))
+        .map((clause, index) =>
+          index % 2 === 1
+            ? clause
+            : perfectOfClause(clause, afterComma && index === 0, index > 0, verbFinal && index === 0, index === 0 && sentenceStart ? theyMark : undefined),
+        )
         .join('') + punctuation
     );
   });

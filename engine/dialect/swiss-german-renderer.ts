@@ -22,6 +22,8 @@ const TENS_ORDINAL = new RegExp(`\\b(${TENS.join('|')})ste[nrs]?\\b`, 'giu');
 /** Private-use characters around text that is already dialect (never in input text). */
 const FENCE_OPEN = '\uE000';
 const FENCE_CLOSE = '\uE001';
+/** Before a sentence-initial Sie that the syntax rewrite found to be the third person (Sie gingen). */
+const THEY = '\uE002';
 const WORD_OR_FENCED = /\uE000[^\uE001]*\uE001|\p{L}+/gu;
 
 /**
@@ -94,14 +96,14 @@ export class SwissGermanRenderer implements DialectRenderer {
     const swiss = text
       .replace(/ß/g, 'ss')
       .replace(/ẞ/g, 'SS')
-      .replace(/[\uE000\uE001]/g, '');
+      .replace(/[\uE000-\uE002]/g, '');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
     // The deployment lexicon first: each match stands as a placeholder word until the word pass.
     const found: LexiconMatch[] = [];
     const german = this.lexicon ? this.lexicon.mark(swiss, dialect ?? 'standard', found) : swiss;
     if (trace) for (const match of found) trace.add({ kind: 'lexicon', from: match.from, to: match.to, where: match.entry.where, ipa: match.entry.ipa });
-    let out = rewriteGermanSyntax(german, data.finalClause);
+    let out = rewriteGermanSyntax(german, data.finalClause, THEY);
     trace?.add({ kind: 'syntax', from: german, to: out });
     // Phrases are finished dialect: fenced off so the word pass below leaves them as written.
     for (const [pattern, dialectText] of phrasesOf(data))
@@ -128,15 +130,17 @@ export class SwissGermanRenderer implements DialectRenderer {
     out = out.replace(TENS_ORDINAL, (match, tens: string) =>
       traced(trace, 'number', match, likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`)),
     );
-    return out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
+    const rendered = out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
       if (word.startsWith(FENCE_OPEN)) return word.slice(1, -1);
       const index = found.length > 0 ? placeholderIndex(word) : -1;
       if (index >= 0 && index < found.length) return found[index]!.to;
       if (isAcronym(word)) return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
-      const known = data.numbers.get(lower) ?? formalForm(word, text, offset, data) ?? data.words.get(lower);
+      const formal = text[offset - 1] === THEY ? null : formalForm(word, text, offset, data);
+      const known = data.numbers.get(lower) ?? formal ?? data.words.get(lower);
       return traced(trace, 'word', word, likeCase(word, known ?? compoundWord(word, data, (part) => byRules(part, data)) ?? byRules(word, data)));
     });
+    return rendered.includes(THEY) ? rendered.replaceAll(THEY, '') : rendered;
   }
 }
 

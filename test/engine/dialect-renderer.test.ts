@@ -330,4 +330,14 @@ describe('sentence structure', () => {
     expect(renderer.render('Ihr Auto steht draussen.', 'zurich')).not.toMatch(/^Ihr /u);
     expect(renderer.render('Er gab ihr das Buch.', 'bern')).toContain(' ire ');
   });
+
+  it('says a sentence-initial Sie with a plural preterite in the third person, and keeps Sie with a present verb formal', () => {
+    expect(renderer.render('Sie gingen nach Hause.', 'bern')).toBe('Si si hei gange.');
+    expect(renderer.render('Es regnete. Sie blieben drinnen.', 'zurich')).toBe('Es hät gregnet. Si sind dinne bliibe.');
+    expect(renderer.render('Sie waren müde.', 'wallis')).toBe('Schi sind mied gsi.');
+    expect(renderer.render('Sie spielten Karten.', 'bern')).toMatch(/^Si hei /u);
+    expect(renderer.render('Sie können jetzt sprechen.', 'bern')).toMatch(/^Dir /u);
+    expect(renderer.render('Sie können jetzt sprechen.', 'wallis')).toMatch(/^Ier /u);
+    expect(renderer.render('Sie sollten das Passwort ändern.', 'bern')).toMatch(/^Dir /u);
+  });
 });
