@@ -140,6 +140,11 @@ describe('Swiss German number words above a hundred', () => {
     const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
     expect(say('Seit 1990 kostet es 250 Franken.', 'zurich')).toBe('Sit nüünzäähundertnünzg choschtet es zweihundertfüfzg Franke.');
     expect(say('Am 3. Mai 2026.', 'bern')).toBe('Am dritte Mai zwöituusigsächsezwänzg.');
+    // A year without a word that announces it is read in hundreds too; an amount stays a number.
+    expect(say('Er wurde 1998 geboren.', 'zurich')).toBe('Er isch nüünzäähundertachtenünzg gebore worde.');
+    expect(say('Er wurde 1998 geboren.', 'bern')).toBe('Är isch nünzähhundertachtenünzg gebore worde.');
+    expect(say('Im Jahr 1850 baute er 2024 Häuser.', 'zurich')).toMatch(/^Im Jahr achzäähundertfüfzg .*zweituusigvierezwänzg Hüser/u);
+    expect(say('Es kostet 1500 Franken.', 'zurich')).toBe('Es choschtet tuusigföifhundert Franke.');
   });
 });
 
