@@ -345,4 +345,9 @@ describe('sentence structure', () => {
     expect(renderer.render('Sie können jetzt sprechen.', 'wallis')).toMatch(/^Ier /u);
     expect(renderer.render('Sie sollten das Passwort ändern.', 'bern')).toMatch(/^Dir /u);
   });
+
+  it('says the genitive plural with vo de, not Bern vor', () => {
+    expect(renderer.render('Die Hälfte der Mitarbeitenden ist krank.', 'bern')).toBe('D Häufte vo de Mitarbeitende isch chrank.');
+    expect(renderer.render('Die Nummer der Rechnung steht oben.', 'bern')).toBe('D Nummere vor Rächnig steit obe.');
+  });
 });
