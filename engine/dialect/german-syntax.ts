@@ -14,6 +14,8 @@ export interface GermanSyntaxFile {
   readonly notPreterite: { readonly source: string; readonly words: readonly string[] };
   /** Preterite (first/third person singular), auxiliary, participle, source. */
   readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
+  /** Common first names: `$MALE` and `$FEMALE` in the patterns stand for these lists. */
+  readonly firstNames: { readonly source: string; readonly male: readonly string[]; readonly female: readonly string[] };
   /**
    * Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. A `finalClause`
    * row is the final clause um … zu, which a region may say otherwise (`RegionFile.finalClause`).
@@ -189,7 +191,16 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const auxiliary = WEAK_WITH_SEIN.some((sein) => stem === sein || root === sein || (INSEPARABLE.test(root) && root.endsWith(sein))) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
-const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace, finalClause: row.finalClause === true }));
+/** First names (`GERMAN_SYNTAX.firstNames`): a word after one is a surname, said as written. */
+export const FIRST_NAMES: ReadonlySet<string> = new Set([...GERMAN_SYNTAX.firstNames.male, ...GERMAN_SYNTAX.firstNames.female]);
+function withFirstNames(pattern: string): string {
+  return pattern.replaceAll('$MALE', GERMAN_SYNTAX.firstNames.male.join('|')).replaceAll('$FEMALE', GERMAN_SYNTAX.firstNames.female.join('|'));
+}
+const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({
+  pattern: new RegExp(withFirstNames(row.pattern), 'gu'),
+  replace: row.replace,
+  finalClause: row.finalClause === true,
+}));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(

@@ -1,5 +1,5 @@
 import type { DialectRenderer } from './dialect-renderer.js';
-import { rewriteGermanSyntax } from './german-syntax.js';
+import { FIRST_NAMES, rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { compoundWord } from './compound.js';
 import { formalForm, formalVerb, isAcronym } from './formal-address.js';
@@ -135,6 +135,12 @@ export class SwissGermanRenderer implements DialectRenderer {
       const index = found.length > 0 ? placeholderIndex(word) : -1;
       if (index >= 0 && index < found.length) return found[index]!.to;
       if (isAcronym(word)) return traced(trace, 'word', word, word);
+      // A first name and the surname after it are names, not dialect words (de Herbert Waldvogel).
+      if (
+        FIRST_NAMES.has(word) ||
+        (/^\p{Lu}\p{Ll}/u.test(word) && FIRST_NAMES.has(/(\p{L}+)[ ]$/u.exec(text.slice(Math.max(0, offset - 16), offset))?.[1] ?? ''))
+      )
+        return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
       const formal = text[offset - 1] === THEY ? null : formalForm(word, text, offset, data);
       const known = data.numbers.get(lower) ?? formal ?? data.words.get(lower);

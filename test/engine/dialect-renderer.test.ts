@@ -350,4 +350,9 @@ describe('sentence structure', () => {
     expect(renderer.render('Die Hälfte der Mitarbeitenden ist krank.', 'bern')).toBe('D Häufte vo de Mitarbeitende isch chrank.');
     expect(renderer.render('Die Nummer der Rechnung steht oben.', 'bern')).toBe('D Nummere vor Rächnig steit obe.');
   });
+
+  it('keeps a first name and the surname after it as written', () => {
+    expect(renderer.render('Herbert Waldvogel lacht.', 'bern')).toBe('Dr Herbert Waldvogel lacht.');
+    expect(renderer.render('Gestern sprach Anna Keller.', 'zurich')).toBe('Geschter hät d Anna Keller gredt.');
+  });
 });
