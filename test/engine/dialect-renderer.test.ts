@@ -354,5 +354,7 @@ describe('sentence structure', () => {
   it('keeps a first name and the surname after it as written', () => {
     expect(renderer.render('Herbert Waldvogel lacht.', 'bern')).toBe('Dr Herbert Waldvogel lacht.');
     expect(renderer.render('Gestern sprach Anna Keller.', 'zurich')).toBe('Geschter hät d Anna Keller gredt.');
+    expect(renderer.render('Gestern sprach Sabrina Muster.', 'bern')).toBe('Geschter het d Sabrina Muster gredt.');
+    expect(renderer.render('Er wird als der neue Peter Muster bezeichnet.', 'zurich')).toContain('als de neu Peter Muster');
   });
 });
