@@ -357,4 +357,12 @@ describe('sentence structure', () => {
     expect(renderer.render('Gestern sprach Sabrina Muster.', 'bern')).toBe('Geschter het d Sabrina Muster gredt.');
     expect(renderer.render('Er wird als der neue Peter Muster bezeichnet.', 'zurich')).toContain('als de neu Peter Muster');
   });
+
+  it('says damit as the adverb, and as dass where it opens a final clause', () => {
+    expect(renderer.render('Er spielt damit.', 'bern')).toBe('Är spiut drmit.');
+    expect(renderer.render('Er spielt damit.', 'zurich')).toBe('Er spilt demit.');
+    expect(renderer.render('Er übt, damit er gewinnt.', 'zurich')).toBe('Er übt, dass er gwünnt.');
+    expect(renderer.render('Damit das klappt, braucht es Zeit.', 'bern')).toMatch(/^Dass das /u);
+    expect(renderer.render('Damit ist klar, wer gewinnt.', 'bern')).toMatch(/^Drmit isch /u);
+  });
 });
