@@ -203,12 +203,22 @@ export function secondPersonPlural(text: string, data: RegionData, fence: (said:
   const word = data.secondPlural;
   if (word === null || !/(?<![\p{L}])[Ii]hr(?![\p{L}])/u.test(text)) return text;
   // Verb first: habt ihr, könnt ihr.
-  let out = text.replace(/(?<![\p{L}])(\p{L}+)(\s+)ihr(?![\p{L}])/gu, (match, verb: string, space: string) => {
-    if (!SECOND_PLURAL_ONLY.test(verb.toLowerCase())) return match;
-    const said = secondPluralVerb(verb.toLowerCase(), data);
-    const capital = verb[0] !== verb[0]!.toLowerCase();
-    return `${said === null ? verb : fence(capital ? said[0]!.toUpperCase() + said.slice(1) : said)}${space}${fence(word)}`;
-  });
+  let out = text;
+  if (/(?<![\p{L}])ihr(?![\p{L}])/u.test(text)) {
+    out = '';
+    let cursor = 0;
+    for (const match of text.matchAll(/(?<![\p{L}])ihr(?![\p{L}])/gu)) {
+      const before = /(\p{L}+)(\s+)$/u.exec(text.slice(Math.max(cursor, match.index - 24), match.index));
+      const verb = before?.[1];
+      if (before === null || verb === undefined || !SECOND_PLURAL_ONLY.test(verb.toLowerCase())) continue;
+      const said = secondPluralVerb(verb.toLowerCase(), data);
+      const capital = verb[0] !== verb[0]!.toLowerCase();
+      const start = match.index - before[0].length;
+      out += `${text.slice(cursor, start)}${said === null ? verb : fence(capital ? said[0]!.toUpperCase() + said.slice(1) : said)}${before[2]}${fence(word)}`;
+      cursor = match.index + match[0].length;
+    }
+    out += text.slice(cursor);
+  }
   out = out.replace(IHR, (match, ihr: string, space: string, verb: string, offset: number) => {
     const before = out.slice(0, offset);
     const previous = /(\p{L}+)\s*$/u.exec(before)?.[1];

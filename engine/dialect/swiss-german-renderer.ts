@@ -138,7 +138,7 @@ export class SwissGermanRenderer implements DialectRenderer {
       // A first name and the surname after it are names, not dialect words (de Herbert Waldvogel).
       if (
         FIRST_NAMES.has(word) ||
-        (/^\p{Lu}\p{Ll}/u.test(word) && FIRST_NAMES.has(/(\p{L}+)[ ]$/u.exec(text.slice(Math.max(0, offset - 16), offset))?.[1] ?? ''))
+        (word.length > 1 && text[offset - 1] === ' ' && /^\p{Lu}\p{Ll}/u.test(word) && FIRST_NAMES.has(wordBefore(text, offset - 1)))
       )
         return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
@@ -149,6 +149,14 @@ export class SwissGermanRenderer implements DialectRenderer {
     return rendered.includes(THEY) ? rendered.replaceAll(THEY, '') : rendered;
   }
 }
+
+/** The word that ends at `end` of `text` (before a space), or ''. */
+function wordBefore(text: string, end: number): string {
+  let start = end;
+  while (start > 0 && start > end - 20 && LETTER.test(text[start - 1]!)) start--;
+  return text.slice(start, end);
+}
+const LETTER = /\p{L}/u;
 
 /** Reports a replacement to the trace, if there is one; returns what the text becomes. */
 function traced(trace: RenderTrace | undefined, kind: 'phrase' | 'verb' | 'number' | 'word', from: string, to: string): string {
