@@ -336,17 +336,32 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
 }
 
 /**
+ * A phrase between um and zu that opens with a preposition (zum Hauptmenü zurück, mit einem
+ * Mitarbeiter): the region's own zum would stand before it (zum zum Hauptmenü), so such a final
+ * clause is für … z in every region (für zum Hauptmenü zrugg z chehre).
+ */
+const PREPOSITION_FIRST =
+  /^(?:zum|zur|zu|ins|im|in|ans|am|an|aufs|auf|beim|bei|vom|von|mit|nach|aus|für|fürs|über|unter|vor|hinter|neben|zwischen|durch|gegen|ohne|um|bis|seit|während|wegen|trotz)\s/iu;
+
+/**
  * German-side rewrites where Swiss German grammar differs (DIALECTS.md, step 2): preterite →
  * perfect with the right auxiliary, genitive → von/vom, relative pronouns → wo, and `zu` +
  * infinitive → `z`. The output is still German words, for the region's lexicon to render.
  * `finalClause` is the region's um … zu with `$1` for the words between (Zürich "zum $1":
- * um zu helfen → zum helfen); without it, für … z. `theyMark`, if given, goes before a
+ * um zu helfen → zum helfen), but für … z before a preposition (see `PREPOSITION_FIRST`); without
+ * it, für … z. `theyMark`, if given, goes before a
  * sentence-initial Sie that a plural preterite shows to be the third person (Sie gingen).
  */
 export function rewriteGermanSyntax(text: string, finalClause?: string | null, theyMark?: string): string {
   let out = text;
-  for (const { pattern, replace, finalClause: final } of PATTERNS)
-    out = out.replace(pattern, final && finalClause ? withCaseOf(replace, finalClause) : replace);
+  for (const { pattern, replace, finalClause: final } of PATTERNS) {
+    if (!final || !finalClause) {
+      out = out.replace(pattern, replace);
+      continue;
+    }
+    const regional = withCaseOf(replace, finalClause);
+    out = out.replace(pattern, (_match: string, between: string) => (PREPOSITION_FIRST.test(between) ? replace : regional).replace('$1', between));
+  }
   // Clauses end at punctuation, and at a conjunction that a preterite follows ("… und wurde
   // behoben"); a clause after a comma may be verb-final.
   // A subordinate clause after a comma stays open across the clauses after it that have their

@@ -287,7 +287,7 @@ describe('compounds', () => {
 });
 
 describe('sentence structure', () => {
-  it('says um … zu as each region does: Zürich zum + infinitive, Bern für … z, Wallis fer … z', () => {
+  it('says um … zu as each region does: Zürich zum + infinitive, Bern für … z, Wallis fer … z; für … z before a preposition', () => {
     const cases = [
       ['zurich', 'Er kam, um zu helfen.', 'Er isch cho, zum hälfe.'],
       ['zurich', 'Sie lernt, um frei zu sein.', 'Si lärnt, zum frei sii.'],
@@ -295,6 +295,10 @@ describe('sentence structure', () => {
       ['bern', 'Er kam, um zu helfen.', 'Är isch cho, für z häufe.'],
       ['bern', 'Sie lernt, um frei zu sein.', 'Si lärnt, für frei z si.'],
       ['wallis', 'Er kam, um zu helfen.', 'Är ischt cho, fer z hälfu.'],
+      // A preposition after um: für … z in every region, not zum zum.
+      ['zurich', 'Um zum Hauptmenü zurückzukehren, drücken Sie die Sterntaste.', 'Für zum Hauptmenü zrugg z chehre, drücked Si d Stärntaste.'],
+      ['zurich', 'Drücken Sie die 1, um mit einem Mitarbeiter zu sprechen.', 'Drücked Si di 1, für mit eme Mitarbeiter z rede.'],
+      ['luzern', 'Um zum Hauptmenü zurückzukehren, drücken Sie die Sterntaste.', 'För zom Hauptmenü zrugg z chehre, drücked Si d Stärntaste.'],
     ] as const;
     for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
   });
