@@ -14,8 +14,13 @@ export interface GermanSyntaxFile {
   readonly notPreterite: { readonly source: string; readonly words: readonly string[] };
   /** Preterite (first/third person singular), auxiliary, participle, source. */
   readonly preterite: ReadonlyArray<readonly [string, 'sein' | 'haben', string, string]>;
-  /** Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. */
-  readonly patterns: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string }>;
+  /** Common first names: `$MALE` and `$FEMALE` in the patterns stand for these lists. */
+  readonly firstNames: { readonly source: string; readonly male: readonly string[]; readonly female: readonly string[] };
+  /**
+   * Ordered rewrites on the text: genitive, relative pronouns, `zu` + infinitive. A `finalClause`
+   * row is the final clause um … zu, which a region may say otherwise (`RegionFile.finalClause`).
+   */
+  readonly patterns: ReadonlyArray<{ readonly pattern: string; readonly replace: string; readonly source: string; readonly finalClause?: boolean }>;
 }
 
 /** The data file, typed; its shape is checked by a test. */
@@ -135,6 +140,30 @@ const SENTENCE_START_NOT_SUBJECT =
 const PRESENT_AUXILIARY = /^(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|werde|wirst|wird|werden|werdet)$/iu;
 /** A conjunction that puts the finite verb last in its clause. */
 const SUBORDINATOR = /^(?:dass|weil|als|wenn|ob|obwohl|nachdem|bevor|bis|sobald|solange|während|damit|falls|sodass|da|wo)$/iu;
+/** Words that open a verb-final clause after a comma: relative and interrogative words (wo, was, wie, warum, welche). */
+const VERB_FINAL_OPENER =
+  /^(?:wo|was|wer|wen|wem|wessen|wie|warum|weshalb|wieso|weswegen|wann|wohin|woher|wodurch|womit|wofür|worauf|worüber|wovon|wozu|welch\p{Ll}*|indem|seit|seitdem|wobei|zumal|sofern|soweit|obgleich|ehe|je)$/iu;
+/** A relative pronoun (der, die, denen, welcher) after a preposition (mit dem, in der, von denen). */
+const RELATIVE_PRONOUN = /^(?:der|die|das|den|dem|denen|deren|dessen|welch\p{Ll}*)$/u;
+const PREPOSITION = /^(?:mit|von|bei|aus|nach|zu|seit|für|durch|gegen|ohne|um|an|auf|in|über|unter|vor|hinter|neben|zwischen|wegen|trotz|während)$/iu;
+
+/**
+ * Whether a clause after a comma is a subordinate clause with its finite verb last (…, dass er
+ * kam; …, wo si gschlafe hät; …, mit dem er kam) rather than a main clause whose verb is last
+ * because it is the second part (…, sie lachte; …, die Kinder spielten): a subordinating
+ * conjunction (also a word or two in), a relative or interrogative word, a relative pronoun
+ * before a pronoun or a lower-case word, or a preposition with a relative pronoun opens it (Duden Grammatik:
+ * Verbletztsatz; Weber, Zürichdeutsche Grammatik: Nebensatz).
+ */
+function opensVerbFinalClause(words: readonly string[]): boolean {
+  // The conjunction may follow a word or two (kurz bevor er …, auch wenn es …, gleich nachdem …).
+  if (words.slice(0, 3).some((word) => SUBORDINATOR.test(word) || VERB_FINAL_OPENER.test(word))) return true;
+  const [first = '', second = '', third = ''] = words;
+  const pronounNext = (word: string) => word !== '' && (word === word.toLowerCase() || /^(?:Sie|Ihnen|Ihr\p{Ll}*)$/u.test(word));
+  if (RELATIVE_PRONOUN.test(first.toLowerCase())) return pronounNext(second);
+  return PREPOSITION.test(first) && RELATIVE_PRONOUN.test(second) && pronounNext(third);
+}
+
 /** A definite or indefinite article: the subject after a verb in second place. */
 const ARTICLE = /^(?:der|die|das|den|dem|ein|eine|einen|einem)$/u;
 /** Weak verbs of saying, which follow a quotation before their subject (…, erklärte Sommaruga). */
@@ -162,7 +191,16 @@ function weakPreterite(word: string): PreteriteForm | undefined {
   const auxiliary = WEAK_WITH_SEIN.some((sein) => stem === sein || root === sein || (INSEPARABLE.test(root) && root.endsWith(sein))) ? 'sein' : 'haben';
   return { auxiliary, participle, modal: false, passive: false, person: plural ? Person.ThirdPlural : Person.ThirdSingular };
 }
-const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({ pattern: new RegExp(row.pattern, 'gu'), replace: row.replace }));
+/** First names (`GERMAN_SYNTAX.firstNames`): a word after one is a surname, said as written. */
+export const FIRST_NAMES: ReadonlySet<string> = new Set([...GERMAN_SYNTAX.firstNames.male, ...GERMAN_SYNTAX.firstNames.female]);
+function withFirstNames(pattern: string): string {
+  return pattern.replaceAll('$MALE', GERMAN_SYNTAX.firstNames.male.join('|')).replaceAll('$FEMALE', GERMAN_SYNTAX.firstNames.female.join('|'));
+}
+const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({
+  pattern: new RegExp(withFirstNames(row.pattern), 'gu'),
+  replace: row.replace,
+  finalClause: row.finalClause === true,
+}));
 const WORD = /\p{L}[\p{L}-]*/gu;
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(
@@ -197,7 +235,7 @@ interface Token {
  * the auxiliary takes the verb's place and the participle goes to the clause end; in a
  * verb-final clause after a comma both stay at the end (…, weil es gut gewesen ist).
  */
-function perfectOfClause(clause: string, afterComma: boolean, coordinated = false): string {
+function perfectOfClause(clause: string, afterComma: boolean, coordinated = false, verbFinal = afterComma, theyMark?: string): string {
   const tokens: Token[] = [...clause.matchAll(WORD)].map((match) => ({ text: match[0], start: match.index }));
   // A capital inside the clause marks a noun ("der Stand"), not a verb; a plural that is its own
   // participle (verloren, erhalten) after a present auxiliary is the participle (ist verloren).
@@ -245,6 +283,12 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
     form = weakPreterite(tokens[at]!.text)!;
   }
   const verb = tokens[at]!;
+  // A sentence that opens with Sie and a plural preterite tells of them, not to the listener
+  // (Sie gingen nach Hause): formal address in the past is rare, and the preterite is narrative.
+  // The modal preterites sollten and wollten stay formal: they are also the polite subjunctive
+  // (Sie sollten …). The mark tells the renderer to say the third person (`formal-address.ts`).
+  const they =
+    theyMark !== undefined && at === 1 && tokens[0]!.text === 'Sie' && form.person === Person.ThirdPlural && !/^(?:sollten|wollten)$/u.test(verb.text);
   const neighbours = [tokens[at - 1]?.text.toLowerCase(), tokens[at + 1]?.text.toLowerCase()];
   let person = form.person;
   if (person === Person.ThirdSingular && neighbours.includes('ich')) person = Person.FirstSingular;
@@ -252,7 +296,7 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
   const last = tokens.length - 1;
   let participle = form.participle;
   const words = tokens.map((token) => token.text);
-  if (at === last && afterComma) {
+  if (at === last && verbFinal) {
     // Verb-final clause: "…, weil wir nicht kommen konnten" → "…, weil wir nicht haben gekonnt kommen".
     if (form.modal && at > 0 && looksInfinitive(words[at - 1]!)) {
       words[at] = words[at - 1]!;
@@ -285,25 +329,60 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
   let out = '';
   let cursor = 0;
   tokens.forEach((token, index) => {
-    out += clause.slice(cursor, token.start) + words[index];
+    out += clause.slice(cursor, token.start) + (they && index === 0 ? theyMark : '') + words[index];
     cursor = token.start + token.text.length;
   });
   return out + clause.slice(cursor);
 }
 
 /**
+ * A phrase between um and zu that opens with a preposition (zum Hauptmenü zurück, mit einem
+ * Mitarbeiter): the region's own zum would stand before it (zum zum Hauptmenü), so such a final
+ * clause is für … z in every region (für zum Hauptmenü zrugg z chehre).
+ */
+const PREPOSITION_FIRST =
+  /^(?:zum|zur|zu|ins|im|in|ans|am|an|aufs|auf|beim|bei|vom|von|mit|nach|aus|für|fürs|über|unter|vor|hinter|neben|zwischen|durch|gegen|ohne|um|bis|seit|während|wegen|trotz)\s/iu;
+
+/**
  * German-side rewrites where Swiss German grammar differs (DIALECTS.md, step 2): preterite →
  * perfect with the right auxiliary, genitive → von/vom, relative pronouns → wo, and `zu` +
  * infinitive → `z`. The output is still German words, for the region's lexicon to render.
+ * `finalClause` is the region's um … zu with `$1` for the words between (Zürich "zum $1":
+ * um zu helfen → zum helfen), but für … z before a preposition (see `PREPOSITION_FIRST`); without
+ * it, für … z. `theyMark`, if given, goes before a
+ * sentence-initial Sie that a plural preterite shows to be the third person (Sie gingen).
  */
-export function rewriteGermanSyntax(text: string): string {
+export function rewriteGermanSyntax(text: string, finalClause?: string | null, theyMark?: string): string {
   let out = text;
-  for (const { pattern, replace } of PATTERNS) out = out.replace(pattern, replace);
+  for (const { pattern, replace, finalClause: final } of PATTERNS) {
+    if (!final || !finalClause) {
+      out = out.replace(pattern, replace);
+      continue;
+    }
+    const regional = withCaseOf(replace, finalClause);
+    out = out.replace(pattern, (_match: string, between: string) => (PREPOSITION_FIRST.test(between) ? replace : regional).replace('$1', between));
+  }
   // Clauses end at punctuation, and at a conjunction that a preterite follows ("… und wurde
   // behoben"); a clause after a comma may be verb-final.
+  // A subordinate clause after a comma stays open across the clauses after it that have their
+  // own subject (dass für jeden Gast, den er einlud, zwei neue kamen) until a main clause
+  // or the end of the sentence.
+  let subordinateOpen = false;
   return out.replace(/([^,.;:!?]+)([,.;:!?]*)/gu, (_match, stretch: string, punctuation: string, offset: number) => {
     const afterComma = out.slice(0, offset).trimEnd().endsWith(',');
+    const words = [...stretch.matchAll(WORD)].map((match) => match[0]);
+    const sentenceStart = /(?:^|[.!?:;])$/u.test(out.slice(0, offset));
+    const verbFinal = afterComma && (opensVerbFinalClause(words) || (subordinateOpen && words.length >= 2));
+    subordinateOpen = verbFinal && !/[.;:!?]/u.test(punctuation);
     const clauses = stretch.split(COORDINATED_PRETERITE);
-    return clauses.map((clause, index) => (index % 2 === 1 ? clause : perfectOfClause(clause, afterComma && index === 0, index > 0))).join('') + punctuation;
+    return (
+      clauses
+        .map((clause, index) =>
+          index % 2 === 1
+            ? clause
+            : perfectOfClause(clause, afterComma && index === 0, index > 0, verbFinal && index === 0, index === 0 && sentenceStart ? theyMark : undefined),
+        )
+        .join('') + punctuation
+    );
   });
 }

@@ -135,3 +135,97 @@ export function pluralVerbs(text: string, data: RegionData): string {
   });
   return subjectFirst.replace(VERB_THEN_SUBJECT, (match, stem: string, ending: string) => pluralOf(stem, ending, data, own) ?? match);
 }
+
+/** Second person plural forms that no other person shares (habt, seid, könnt): next to them ihr is "you". */
+const SECOND_PLURAL_ONLY =
+  /^(?:habt|seid|wart|hattet|könnt|konntet|müsst|musstet|wollt|wolltet|dürft|durftet|sollt|solltet|wisst|wusstet|mögt|werdet|wurdet|möchtet|würdet|hättet|wäret|kamt|gingt|saht)$/u;
+/** The plural (wir, sie) of the present second plurals that are not stem + -t + -en (seid → sind). */
+const PLURAL_OF_SECOND: ReadonlyMap<string, string> = new Map([
+  ['seid', 'sind'],
+  ['habt', 'haben'],
+  ['wisst', 'wissen'],
+  ['könnt', 'können'],
+  ['müsst', 'müssen'],
+  ['dürft', 'dürfen'],
+  ['mögt', 'mögen'],
+  ['wollt', 'wollen'],
+  ['sollt', 'sollen'],
+  ['werdet', 'werden'],
+  ['tut', 'tun'],
+]);
+/** Words in -t after ihr that are no verbs (ihr nicht, ihr jetzt) or are only third person singular (ihr ist). */
+const NOT_SECOND_PLURAL =
+  /^(?:nicht|jetzt|erst|selbst|zuerst|meist|sonst|fast|bereits|gut|mit|oft|bald|halt|weit|recht|leicht|nett|seit|bist|ist|hat|gibt|wird|ganz|satt|spät|zuletzt|gefällt|gehört|schmeckt|hilft)$/u;
+/** Words after which a lower-case ihr starts its clause (wenn ihr kommt, und ihr geht). */
+const CLAUSE_OPENER =
+  /^(?:und|oder|aber|denn|sondern|dass|weil|wenn|als|ob|obwohl|bevor|nachdem|damit|falls|sobald|solange|während|wo|wie|was|warum|wann|doch|dann|so)$/iu;
+const IHR = /(?<![\p{L}])([Ii]hr)(\s+)(\p{Ll}+)(?![\p{L}])/gu;
+
+/** The German plural (wir, sie) of a present second person plural: kommt → kommen, wandert → wandern, könnt → können. */
+function pluralOfSecond(verb: string): string | null {
+  const listed = PLURAL_OF_SECOND.get(verb);
+  if (listed !== undefined) return listed;
+  const stem = /^(\p{Ll}{2,}?)e?t$/u.exec(verb)?.[1];
+  if (stem === undefined) return null;
+  return /(?:er|el)$/u.test(stem) ? `${stem}n` : `${stem}en`;
+}
+
+/**
+ * The dialect verb after ihr: in a region with a plural ending (Zürich -ed) the plural of wir
+ * and sie (ihr chömed, ihr händ); in a region with a second plural of its own (Bern -et) that
+ * (dir chömet, dir spilet); else null, for the lexicon.
+ */
+function secondPluralVerb(verb: string, data: RegionData): string | null {
+  const plural = pluralOfSecond(verb);
+  if (plural === null) return null;
+  if (data.secondPluralEnding !== null) {
+    const listed = data.secondPluralIrregular.get(plural);
+    if (listed !== undefined) return listed;
+    const known = data.words.get(plural);
+    return known !== undefined && /^\p{L}+e$/u.test(known) ? `${known.slice(0, -1)}${data.secondPluralEnding}` : null;
+  }
+  if (data.pluralVerb === null) return null;
+  const parts = /^(\p{Ll}+?)(e?n)$/u.exec(plural);
+  const said = parts === null ? null : pluralOf(parts[1]!, parts[2]!, data, data.pluralVerb);
+  // The auxiliaries and modals: the lexicon's plural (sind, händ, chönd).
+  return said ?? (PLURAL_OF_SECOND.has(verb) ? (data.words.get(plural) ?? null) : null);
+}
+
+/**
+ * The pronoun ihr of the second person plural (ihr habt, wenn ihr kommt, habt ihr) in the
+ * region's word (`secondPlural`: Zürich ihr, Bern dir, Wallis ier), and the present verb after
+ * it in the region's form (ihr chömed, dir chömet), each fenced off as finished dialect.
+ * Elsewhere Ihr… is formal (Ihr Auto) and ihr the third person (ihr Auto, mit ihr). The verb
+ * tells the pronoun after any ihr when only the second plural has that form (habt, seid,
+ * könnt); any verb in -t counts after an ihr that starts its sentence or clause.
+ */
+export function secondPersonPlural(text: string, data: RegionData, fence: (said: string) => string): string {
+  const word = data.secondPlural;
+  if (word === null || !/(?<![\p{L}])[Ii]hr(?![\p{L}])/u.test(text)) return text;
+  // Verb first: habt ihr, könnt ihr.
+  let out = text;
+  if (/(?<![\p{L}])ihr(?![\p{L}])/u.test(text)) {
+    out = '';
+    let cursor = 0;
+    for (const match of text.matchAll(/(?<![\p{L}])ihr(?![\p{L}])/gu)) {
+      const before = /(\p{L}+)(\s+)$/u.exec(text.slice(Math.max(cursor, match.index - 24), match.index));
+      const verb = before?.[1];
+      if (before === null || verb === undefined || !SECOND_PLURAL_ONLY.test(verb.toLowerCase())) continue;
+      const said = secondPluralVerb(verb.toLowerCase(), data);
+      const capital = verb[0] !== verb[0]!.toLowerCase();
+      const start = match.index - before[0].length;
+      out += `${text.slice(cursor, start)}${said === null ? verb : fence(capital ? said[0]!.toUpperCase() + said.slice(1) : said)}${before[2]}${fence(word)}`;
+      cursor = match.index + match[0].length;
+    }
+    out += text.slice(cursor);
+  }
+  out = out.replace(IHR, (match, ihr: string, space: string, verb: string, offset: number) => {
+    const before = out.slice(0, offset);
+    const previous = /(\p{L}+)\s*$/u.exec(before)?.[1];
+    const startsClause = /(?:^|[.!?:;,«»"„“(-])\s*$/u.test(before) || (previous !== undefined && CLAUSE_OPENER.test(previous));
+    if (!SECOND_PLURAL_ONLY.test(verb) && !(startsClause && /\p{Ll}{2,}t$/u.test(verb) && !NOT_SECOND_PLURAL.test(verb))) return match;
+    const said = secondPluralVerb(verb, data);
+    return `${fence(ihr[0] === 'I' ? word[0]!.toUpperCase() + word.slice(1) : word)}${space}${said === null ? verb : fence(said)}`;
+  });
+  return out;
+}

@@ -50,6 +50,20 @@ export interface RegionFile {
      */
     readonly everyVerb?: boolean;
   };
+  /** The pronoun ihr of the second person plural (ihr habt, wenn ihr kommt): Zürich ihr, Bern dir. */
+  readonly secondPlural?: {
+    readonly word: string;
+    readonly source: string;
+    /** The verb ending with it where the region has one of its own (Bern -et: dir spilet), on the lexicon's infinitive stem. */
+    readonly ending?: string;
+    /** Verbs whose second plural is not stem + ending: German infinitive, the region's form with ihr (chömet), source. */
+    readonly irregular?: ReadonlyArray<readonly [string, string, string]>;
+  };
+  /**
+   * The final clause um … zu where the region says it otherwise than für … z: the German-side
+   * words with `$1` for the words between um and the infinitive ("zum $1": zum hälfe).
+   */
+  readonly finalClause?: { readonly replace: string; readonly source: string };
   /** Inherited spelling rules (by pattern) this region does not apply, each with why. */
   readonly withoutRules?: ReadonlyArray<{ readonly pattern: string; readonly source: string }>;
   /** Inherited spelling rules this region does not apply, by their `group` (open e: Wält, Gäld), each with why. */
@@ -120,6 +134,13 @@ export interface RegionData {
   /** Whether the plural ending applies also where no pronoun marks the plural (`pluralVerb.everyVerb`). */
   readonly everyPluralVerb: boolean;
   readonly time: RegionTime | null;
+  /** The pronoun ihr of the second person plural (`RegionFile.secondPlural`), or null to leave ihr to the lexicon. */
+  readonly secondPlural: string | null;
+  /** Its own verb ending (`secondPlural.ending`: Bern -et), or null for the plural of wir and sie. */
+  readonly secondPluralEnding: string | null;
+  readonly secondPluralIrregular: ReadonlyMap<string, string>;
+  /** The region's um … zu (`RegionFile.finalClause`), or null for für … z. */
+  readonly finalClause: string | null;
   readonly rules: ReadonlyArray<RegionRule>;
   readonly sounds: RegionSounds;
 }
@@ -190,6 +211,10 @@ export function regionData(region: string): RegionData {
   let everyPluralVerb = false;
   const patterns: Array<RegionData['patterns'][number]> = [];
   let time: RegionTime | null = null;
+  let finalClause: string | null = null;
+  let secondPlural: string | null = null;
+  let secondPluralEnding: string | null = null;
+  let secondPluralIrregular = new Map<string, string>();
   let rules: Array<RegionData['rules'][number]> = [];
   const graphemes = new Map<string, string>();
   const soundWords = new Map<string, string>();
@@ -210,6 +235,12 @@ export function regionData(region: string): RegionData {
     for (const [german, dialect] of file.numbers?.compoundOnes ?? []) compoundOnes.set(german, dialect);
     for (const rule of file.patterns ?? []) patterns.push({ pattern: new RegExp(rule.pattern, 'gu'), replace: rule.replace });
     if (file.time) time = file.time;
+    if (file.finalClause) finalClause = file.finalClause.replace;
+    if (file.secondPlural) {
+      secondPlural = file.secondPlural.word;
+      secondPluralEnding = file.secondPlural.ending ?? null;
+      secondPluralIrregular = new Map((file.secondPlural.irregular ?? []).map(([german, dialect]) => [german, dialect]));
+    }
     if (file.pluralVerb) {
       pluralVerb = file.pluralVerb.ending;
       irregularPlurals = new Map((file.pluralVerb.irregular ?? []).map(([german, dialect]) => [german, dialect]));
@@ -246,7 +277,26 @@ export function regionData(region: string): RegionData {
     unstressedWords,
     proclitics,
   };
-  data = { region, phrases, words, formal, numbers, compoundOnes, patterns, verbWithSie, pluralVerb, irregularPlurals, everyPluralVerb, time, rules, sounds };
+  data = {
+    region,
+    phrases,
+    words,
+    formal,
+    numbers,
+    compoundOnes,
+    patterns,
+    verbWithSie,
+    pluralVerb,
+    irregularPlurals,
+    everyPluralVerb,
+    time,
+    finalClause,
+    secondPlural,
+    secondPluralEnding,
+    secondPluralIrregular,
+    rules,
+    sounds,
+  };
   cache.set(region, data);
   return data;
 }

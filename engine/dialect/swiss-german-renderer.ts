@@ -1,9 +1,9 @@
 import type { DialectRenderer } from './dialect-renderer.js';
-import { rewriteGermanSyntax } from './german-syntax.js';
+import { FIRST_NAMES, rewriteGermanSyntax } from './german-syntax.js';
 import { dialectBelowHundred, dialectCardinal } from './number-words.js';
 import { compoundWord } from './compound.js';
 import { formalForm, formalVerb, isAcronym } from './formal-address.js';
-import { pluralVerbs } from './plural-verb.js';
+import { pluralVerbs, secondPersonPlural } from './plural-verb.js';
 import { regionData, ruleSkips, type RegionData } from './region-data.js';
 import { sayTimesIn } from './swiss-time.js';
 import { pronounceText } from './swiss-pronunciation.js';
@@ -22,6 +22,8 @@ const TENS_ORDINAL = new RegExp(`\\b(${TENS.join('|')})ste[nrs]?\\b`, 'giu');
 /** Private-use characters around text that is already dialect (never in input text). */
 const FENCE_OPEN = '\uE000';
 const FENCE_CLOSE = '\uE001';
+/** Before a sentence-initial Sie that the syntax rewrite found to be the third person (Sie gingen). */
+const THEY = '\uE002';
 const WORD_OR_FENCED = /\uE000[^\uE001]*\uE001|\p{L}+/gu;
 
 /**
@@ -94,14 +96,14 @@ export class SwissGermanRenderer implements DialectRenderer {
     const swiss = text
       .replace(/ß/g, 'ss')
       .replace(/ẞ/g, 'SS')
-      .replace(/[\uE000\uE001]/g, '');
+      .replace(/[\uE000-\uE002]/g, '');
     if (dialect === 'hochdeutsch') return swiss;
     const data = regionData(dialect ?? 'standard');
     // The deployment lexicon first: each match stands as a placeholder word until the word pass.
     const found: LexiconMatch[] = [];
     const german = this.lexicon ? this.lexicon.mark(swiss, dialect ?? 'standard', found) : swiss;
     if (trace) for (const match of found) trace.add({ kind: 'lexicon', from: match.from, to: match.to, where: match.entry.where, ipa: match.entry.ipa });
-    let out = rewriteGermanSyntax(german);
+    let out = rewriteGermanSyntax(german, data.finalClause, THEY);
     trace?.add({ kind: 'syntax', from: german, to: out });
     // Phrases are finished dialect: fenced off so the word pass below leaves them as written.
     for (const [pattern, dialectText] of phrasesOf(data))
@@ -119,6 +121,7 @@ export class SwissGermanRenderer implements DialectRenderer {
         return said === null ? match : traced(trace, 'verb', match, likeCase(match, said));
       });
     }
+    out = secondPersonPlural(out, data, (said) => `${FENCE_OPEN}${said}${FENCE_CLOSE}`);
     out = pluralVerbs(out, data);
     out = out.replace(COMPOUND_ORDINAL, (match, cardinal: string) =>
       traced(trace, 'number', match, likeCase(match, `${dialectBelowHundred(cardinal.toLowerCase(), data) ?? cardinal}ischte`)),
@@ -127,17 +130,33 @@ export class SwissGermanRenderer implements DialectRenderer {
     out = out.replace(TENS_ORDINAL, (match, tens: string) =>
       traced(trace, 'number', match, likeCase(match, `${data.numbers.get(tens.toLowerCase()) ?? tens}ischte`)),
     );
-    return out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
+    const rendered = out.replace(WORD_OR_FENCED, (word, offset: number, text: string) => {
       if (word.startsWith(FENCE_OPEN)) return word.slice(1, -1);
       const index = found.length > 0 ? placeholderIndex(word) : -1;
       if (index >= 0 && index < found.length) return found[index]!.to;
       if (isAcronym(word)) return traced(trace, 'word', word, word);
+      // A first name and the surname after it are names, not dialect words (de Herbert Waldvogel).
+      if (
+        FIRST_NAMES.has(word) ||
+        (word.length > 1 && text[offset - 1] === ' ' && /^\p{Lu}\p{Ll}/u.test(word) && FIRST_NAMES.has(wordBefore(text, offset - 1)))
+      )
+        return traced(trace, 'word', word, word);
       const lower = word.toLowerCase();
-      const known = data.numbers.get(lower) ?? formalForm(word, text, offset, data) ?? data.words.get(lower);
+      const formal = text[offset - 1] === THEY ? null : formalForm(word, text, offset, data);
+      const known = data.numbers.get(lower) ?? formal ?? data.words.get(lower);
       return traced(trace, 'word', word, likeCase(word, known ?? compoundWord(word, data, (part) => byRules(part, data)) ?? byRules(word, data)));
     });
+    return rendered.includes(THEY) ? rendered.replaceAll(THEY, '') : rendered;
   }
 }
+
+/** The word that ends at `end` of `text` (before a space), or ''. */
+function wordBefore(text: string, end: number): string {
+  let start = end;
+  while (start > 0 && start > end - 20 && LETTER.test(text[start - 1]!)) start--;
+  return text.slice(start, end);
+}
+const LETTER = /\p{L}/u;
 
 /** Reports a replacement to the trace, if there is one; returns what the text becomes. */
 function traced(trace: RenderTrace | undefined, kind: 'phrase' | 'verb' | 'number' | 'word', from: string, to: string): string {

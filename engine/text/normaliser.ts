@@ -99,6 +99,15 @@ export function normaliseText(text: string, language: string): string {
   if (yearWords) {
     out = out.replace(new RegExp(`\\b(${yearWords})\\s(1[1-9]\\d\\d)(?!\\d)`, 'gi'), (_m, lead: string, year: string) => `${lead} ${words.year(Number(year))}`);
   }
+  // German reads a bare 1100–1999 as a year too (Er wurde 1998 geboren, 1850 kam er, im März
+  // 1850), unless a noun or a unit counts with it (1500 Franken, 1200 km, 8001 Zürich), it
+  // starts a range of amounts (1500 bis 2000 Franken, whose end the money rule above has written out) or it is a number, a code or a PIN.
+  if (base === 'de') {
+    out = out.replace(
+      /(?<![\d'’.,])(?<!(?:[Nn]ummer|Nr\.|[Cc]ode|PIN|Postfach|Zimmer|[Kk]onto|Linie|Gleis|Raum|Taste)\s)(1[1-9]\d\d)(?![\d'’]|[.,]\d)(?!\s*(?:%|‰|°|[-–]\s*(?:[\d']+|\p{Ll}+)\s+\p{Lu}))(?!\s+(?:\p{Lu}|(?:km|m|cm|mm|kg|g|t|l|ml|dl|ha|h|min|s|mal|x|pro|je)(?![\p{L}])))(?!\s+(?:bis|und|oder)\s+(?:[\d']+|\p{Ll}+)\s+\p{Lu})/gu,
+      (_m, year: string) => words.year(Number(year)),
+    );
+  }
   // Decimals, thousands with apostrophes (1'000), then plain whole numbers.
   out = out.replace(/(?<![\d'])(\d+)[.,](\d+)(?![\d])/g, (_m, whole: string, fraction: string) => words.decimal(Number(whole), fraction));
   out = out.replace(/(?<!\d)(\d{1,3}(?:'\d{3})+)(?!\d)/g, (m) => words.cardinal(Number(m.replace(/'/g, ''))));

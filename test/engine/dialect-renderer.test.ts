@@ -140,6 +140,11 @@ describe('Swiss German number words above a hundred', () => {
     const say = (text: string, region: string) => renderer.render(normaliseText(renderer.prepare(text, region), 'de-CH'), region);
     expect(say('Seit 1990 kostet es 250 Franken.', 'zurich')).toBe('Sit nüünzäähundertnünzg choschtet es zweihundertfüfzg Franke.');
     expect(say('Am 3. Mai 2026.', 'bern')).toBe('Am dritte Mai zwöituusigsächsezwänzg.');
+    // A year without a word that announces it is read in hundreds too; an amount stays a number.
+    expect(say('Er wurde 1998 geboren.', 'zurich')).toBe('Er isch nüünzäähundertachtenünzg gebore worde.');
+    expect(say('Er wurde 1998 geboren.', 'bern')).toBe('Är isch nünzähhundertachtenünzg gebore worde.');
+    expect(say('Im Jahr 1850 baute er 2024 Häuser.', 'zurich')).toMatch(/^Im Jahr achzäähundertfüfzg .*zweituusigvierezwänzg Hüser/u);
+    expect(say('Es kostet 1500 Franken.', 'zurich')).toBe('Es choschtet tuusigföifhundert Franke.');
   });
 });
 
@@ -278,5 +283,90 @@ describe('compounds', () => {
     expect(renderer.render('Legende', 'zurich')).toBe('Legende');
     expect(renderer.render('Der Zeitraum', 'bern')).toBe('Dr Zitruum');
     expect(renderer.render('Ihr Guthaben', 'zurich')).not.toContain('händ');
+  });
+});
+
+describe('sentence structure', () => {
+  it('says um … zu as each region does: Zürich zum + infinitive, Bern für … z, Wallis fer … z; für … z before a preposition', () => {
+    const cases = [
+      ['zurich', 'Er kam, um zu helfen.', 'Er isch cho, zum hälfe.'],
+      ['zurich', 'Sie lernt, um frei zu sein.', 'Si lärnt, zum frei sii.'],
+      ['luzern', 'Sie lernt, um frei zu sein.', 'Sie lärnt, zom frei sii.'],
+      ['bern', 'Er kam, um zu helfen.', 'Är isch cho, für z häufe.'],
+      ['bern', 'Sie lernt, um frei zu sein.', 'Si lärnt, für frei z si.'],
+      ['wallis', 'Er kam, um zu helfen.', 'Är ischt cho, fer z hälfu.'],
+      // A preposition after um: für … z in every region, not zum zum.
+      ['zurich', 'Um zum Hauptmenü zurückzukehren, drücken Sie die Sterntaste.', 'Für zum Hauptmenü zrugg z chehre, drücked Si d Stärntaste.'],
+      ['zurich', 'Drücken Sie die 1, um mit einem Mitarbeiter zu sprechen.', 'Drücked Si di 1, für mit eme Mitarbeiter z rede.'],
+      ['luzern', 'Um zum Hauptmenü zurückzukehren, drücken Sie die Sterntaste.', 'För zom Hauptmenü zrugg z chehre, drücked Si d Stärntaste.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
+
+  it('keeps a main clause after a comma a main clause when its verb comes last, and a subordinate clause open across a clause inside it', () => {
+    const cases = [
+      ['zurich', 'Er kam nach Hause, sie lachte.', 'Er isch hei cho, si hät glacht.'],
+      ['bern', 'Er kam nach Hause, sie lachte.', 'Är isch hei cho, si het glacht.'],
+      ['zurich', 'Er wusste, dass sie lachte.', 'Er hät gwüsst, dass si glacht hät.'],
+      ['zurich', 'Der Mann, der kam, lachte.', 'De Maa, wo cho isch, hät glacht.'],
+      ['zurich', 'Er sah, dass für jeden Gast, den er einlud, zwei neue kamen.', 'Er hät gseh, dass für jede Gascht, wo er iiglade hät, zwei neui cho sind.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+  });
+
+  it('takes an article before an adjective and its noun after a comma for an article, not a relative pronoun', () => {
+    expect(renderer.render('Er sah Anna, die alte Frau.', 'zurich')).toBe('Er hät d Anna gseh, di alti Frau.');
+    expect(renderer.render('Am Abend kam der Bruder, die kleine Schwester blieb daheim.', 'bern')).not.toMatch(/\bwo\b/u);
+    expect(renderer.render('Es regnete, die Kinder spielten.', 'zurich')).toBe('Es hät gregnet, d Chind händ gspilt.');
+    // Relative clauses stay relative clauses.
+    expect(renderer.render('Das ist eine Sache, die Spass macht.', 'zurich')).toBe('Das isch e Sach, wo Spass macht.');
+    expect(renderer.render('Er fand den Stein, der die Grenze markierte.', 'zurich')).toContain(', wo d Gränze markiert hät.');
+    expect(renderer.render('Sie war diejenige, die Anna half.', 'zurich')).toContain(', wo ');
+  });
+
+  it('says ihr with a second person plural verb as the plural "you", and keeps Ihr before a noun formal', () => {
+    const cases = [
+      ['zurich', 'Ihr habt recht.', 'Ihr händ rächt.'],
+      ['zurich', 'Ihr kommt morgen.', 'Ihr chömed morn.'],
+      ['zurich', 'Wenn ihr wollt, könnt ihr bleiben.', 'Wänn ihr wänd, chönd ihr bliibe.'],
+      ['bern', 'Ihr habt recht.', 'Dir heit rächt.'],
+      ['bern', 'Ihr kommt morgen.', 'Dir chömet morn.'],
+      ['bern', 'Habt ihr Zeit?', 'Heit dir Zit?'],
+      ['wallis', 'Ihr habt recht.', 'Ier heit rächt.'],
+    ] as const;
+    for (const [region, german, dialect] of cases) expect(renderer.render(german, region), `${region}: ${german}`).toBe(dialect);
+    expect(renderer.render('Ihr Auto steht draussen.', 'bern')).toMatch(/^Öie /u);
+    expect(renderer.render('Ihr Auto steht draussen.', 'zurich')).not.toMatch(/^Ihr /u);
+    expect(renderer.render('Er gab ihr das Buch.', 'bern')).toContain(' ire ');
+  });
+
+  it('says a sentence-initial Sie with a plural preterite in the third person, and keeps Sie with a present verb formal', () => {
+    expect(renderer.render('Sie gingen nach Hause.', 'bern')).toBe('Si si hei gange.');
+    expect(renderer.render('Es regnete. Sie blieben drinnen.', 'zurich')).toBe('Es hät gregnet. Si sind dinne bliibe.');
+    expect(renderer.render('Sie waren müde.', 'wallis')).toBe('Schi sind mied gsi.');
+    expect(renderer.render('Sie spielten Karten.', 'bern')).toMatch(/^Si hei /u);
+    expect(renderer.render('Sie können jetzt sprechen.', 'bern')).toMatch(/^Dir /u);
+    expect(renderer.render('Sie können jetzt sprechen.', 'wallis')).toMatch(/^Ier /u);
+    expect(renderer.render('Sie sollten das Passwort ändern.', 'bern')).toMatch(/^Dir /u);
+  });
+
+  it('says the genitive plural with vo de, not Bern vor', () => {
+    expect(renderer.render('Die Hälfte der Mitarbeitenden ist krank.', 'bern')).toBe('D Häufte vo de Mitarbeitende isch chrank.');
+    expect(renderer.render('Die Nummer der Rechnung steht oben.', 'bern')).toBe('D Nummere vor Rächnig steit obe.');
+  });
+
+  it('keeps a first name and the surname after it as written', () => {
+    expect(renderer.render('Herbert Waldvogel lacht.', 'bern')).toBe('Dr Herbert Waldvogel lacht.');
+    expect(renderer.render('Gestern sprach Anna Keller.', 'zurich')).toBe('Geschter hät d Anna Keller gredt.');
+    expect(renderer.render('Gestern sprach Sabrina Muster.', 'bern')).toBe('Geschter het d Sabrina Muster gredt.');
+    expect(renderer.render('Er wird als der neue Peter Muster bezeichnet.', 'zurich')).toContain('als de neu Peter Muster');
+  });
+
+  it('says damit as the adverb, and as dass where it opens a final clause', () => {
+    expect(renderer.render('Er spielt damit.', 'bern')).toBe('Är spiut drmit.');
+    expect(renderer.render('Er spielt damit.', 'zurich')).toBe('Er spilt demit.');
+    expect(renderer.render('Er übt, damit er gewinnt.', 'zurich')).toBe('Er übt, dass er gwünnt.');
+    expect(renderer.render('Damit das klappt, braucht es Zeit.', 'bern')).toMatch(/^Dass das /u);
+    expect(renderer.render('Damit ist klar, wer gewinnt.', 'bern')).toMatch(/^Drmit isch /u);
   });
 });

@@ -33,6 +33,7 @@ describe('German-side syntax rewrites', () => {
     ['a conjunction without a preterite after it stays inside the clause', 'Ich war in Bern und Basel.', 'Ich bin in Bern und Basel gewesen.'],
     ['genitive des → vom', 'Die Nummer des Vertrags steht oben.', 'Die Nummer vom Vertrag steht oben.'],
     ['feminine genitive der → von der', 'Die Nummer der Rechnung steht oben.', 'Die Nummer von der Rechnung steht oben.'],
+    ['plural genitive der before a noun in -en → von den', 'Ein Viertel der Gemeinden ist da.', 'Ein Viertel von den Gemeinden ist da.'],
     ['dative der after a preposition stays', 'Sie steht auf der Rechnung.', 'Sie steht auf der Rechnung.'],
     ['relative pronoun → wo', 'Das Formular, das Sie ausgefüllt haben, ist da.', 'Das Formular, wo Sie ausgefüllt haben, ist da.'],
     [

@@ -87,6 +87,13 @@ describe('plain-text normalisation', () => {
     ['de-CH', 'Zins 1,5 % auf 3 Jahre', 'Zins eins Komma fünf Prozent auf drei Jahre'],
     ['de-CH', 'In der 3. Etage, z. B. Nr. 21', 'In der dritten Etage, zum Beispiel Nummer einundzwanzig'],
     ['de-CH', 'Gegründet im Jahr 1291.', 'Gegründet im Jahr zwölfhunderteinundneunzig.'],
+    ['de-CH', '1998 kam er, 1850 war es anders.', 'neunzehnhundertachtundneunzig kam er, achtzehnhundertfünfzig war es anders.'],
+    ['de-CH', 'Im März 1850 und von 1914–1918.', 'Im März achtzehnhundertfünfzig und von neunzehnhundertvierzehn–neunzehnhundertachtzehn.'],
+    [
+      'de-CH',
+      '1500 Franken, 1200 km, 8001 Zürich, Nr. 1234, 1500 bis 2000 Leute',
+      'eintausendfünfhundert Franken, eintausendzweihundert km, achttausendeins Zürich, Nummer eintausendzweihundertvierunddreissig, eintausendfünfhundert bis zweitausend Leute',
+    ],
     [
       'fr-CH',
       'Le 1er janvier à 14h30: CHF 72.50, 99 %.',
