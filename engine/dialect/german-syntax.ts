@@ -7,6 +7,8 @@ export interface GermanSyntaxFile {
   readonly auxiliaries: { readonly source: string; readonly sein: readonly string[]; readonly haben: readonly string[] };
   /** Preterites of modal verbs: their participle stands before the clause's infinitive. */
   readonly modals: readonly string[];
+  /** A modal infinitive after zu → the German word whose region form is the modal's infinitive (können → gekonnt: z chöne). */
+  readonly modalInfinitive: { readonly source: string; readonly words: ReadonlyArray<readonly [string, string]> };
   readonly separableParticles: { readonly source: string; readonly words: readonly string[] };
   /** Weak preterites by rule: stems that take sein, and words in -te/-ten that are not preterites. */
   readonly weakPreterite: { readonly source: string; readonly sein: readonly string[]; readonly not: readonly string[] };
@@ -202,6 +204,9 @@ const PATTERNS = GERMAN_SYNTAX.patterns.map((row) => ({
   finalClause: row.finalClause === true,
 }));
 const WORD = /\p{L}[\p{L}-]*/gu;
+const MODAL_INFINITIVE: ReadonlyMap<string, string> = new Map(GERMAN_SYNTAX.modalInfinitive.words.map(([infinitive, word]) => [infinitive, word]));
+/** zu before a modal infinitive (helfen zu können); done before the other zu rows, so that the final clause keeps it. */
+const ZU_MODAL = new RegExp(`(?<![\\p{L}])zu\\s(${[...MODAL_INFINITIVE.keys()].join('|')})(?![\\p{L}])`, 'gu');
 /** A coordinating conjunction with a preterite within the next two words; the split keeps it. */
 const COORDINATED_PRETERITE = new RegExp(
   `(\\s(?:und|oder|aber|sondern|denn)\\s)(?=(?:(?:\\p{L}+\\s){0,2}(?:${[...FORMS.keys()].join('|')})(?![\\p{L}])|\\p{Ll}{3,}e?ten?(?:\\s+\\p{Ll}|\\s*$)))`,
@@ -318,7 +323,7 @@ function perfectOfClause(clause: string, afterComma: boolean, coordinated = fals
       words[last] = `${end.toLowerCase()}${participle}`;
     } else if (form.modal && at < last && looksInfinitive(end)) {
       words[last] = `${participle} ${end}`;
-    } else if (!form.passive && !form.modal && words.some((word, index) => index !== at && looksParticiple(word))) {
+    } else if (!form.passive && !form.modal && words.some((word, index) => index !== at && words[index - 1] !== 'z' && looksParticiple(word))) {
       // A pluperfect ("war eingegangen", "hatten bestellt") needs only the present auxiliary.
     } else {
       if (form.passive && at < last && looksPassiveParticiple(end)) participle = 'worden';
@@ -353,7 +358,7 @@ const PREPOSITION_FIRST =
  * sentence-initial Sie that a plural preterite shows to be the third person (Sie gingen).
  */
 export function rewriteGermanSyntax(text: string, finalClause?: string | null, theyMark?: string): string {
-  let out = text;
+  let out = text.includes('zu ') ? text.replace(ZU_MODAL, (_match, modal: string) => `z ${MODAL_INFINITIVE.get(modal)!}`) : text;
   for (const { pattern, replace, finalClause: final } of PATTERNS) {
     if (!final || !finalClause) {
       out = out.replace(pattern, replace);

@@ -370,3 +370,40 @@ describe('sentence structure', () => {
     expect(renderer.render('Damit ist klar, wer gewinnt.', 'bern')).toMatch(/^Drmit isch /u);
   });
 });
+
+describe('modal verbs after zu', () => {
+  const infinitive: Record<string, string> = {
+    zurich: 'chöne',
+    bern: 'chönne',
+    basel: 'kenne',
+    luzern: 'chönne',
+    stgallen: 'chöne',
+    aargau: 'chönne',
+    graubuenden: 'könna',
+    wallis: 'chene',
+  };
+
+  it('says the modal after zu as its infinitive, not as the finite plural', () => {
+    for (const [region, form] of Object.entries(infinitive)) {
+      const said = renderer.render('Wir hoffen, die Rechnung bald zahlen zu können.', region);
+      expect(said, region).toMatch(new RegExp(` z ${form}\\.$`, 'u'));
+    }
+    expect(renderer.render('Es freut uns, Sie heute beraten zu dürfen.', 'zurich')).toBe('Es freut eus, Si hüt berate z dörfe.');
+    expect(renderer.render('Es freut uns, Sie heute beraten zu dürfen.', 'bern')).toBe('Es freut üs, Dir hüt berate z dörfe.');
+    expect(renderer.render('Es ist ärgerlich, so lange warten zu müssen.', 'zurich')).toBe('Es isch ärgerlich, so lang warte z müese.');
+    expect(renderer.render('Es ist ärgerlich, so lange warten zu müssen.', 'bern')).toBe('Es isch ärgerlech, so lang warte z müesse.');
+    expect(renderer.render('Es ist ärgerlich, so lange warten zu müssen.', 'basel')).toBe('Es isch ärgerlich, so lang warte z miesse.');
+  });
+
+  it('says the modal of a final clause as its infinitive', () => {
+    for (const [region, form] of Object.entries(infinitive)) {
+      const said = renderer.render('Um die Rechnung zahlen zu können, brauchen Sie die Nummer.', region);
+      expect(said, region).toContain(` ${form}, `);
+      expect(said, region).not.toMatch(/chönd|chöi,|könnend|chennät/u);
+    }
+    expect(renderer.render('Um die Rechnung zahlen zu können, brauchen Sie die Nummer.', 'zurich')).toBe('Zum d Rächnig zahle chöne, bruuched Si d Nummere.');
+    expect(renderer.render('Um die Rechnung zahlen zu können, brauchen Sie die Nummer.', 'bern')).toBe('Für d Rächnig zahle z chönne, bruuchet d Nummere.');
+    expect(renderer.render('Sie rief an, um das Abo kündigen zu wollen.', 'zurich')).toBe('Si hät aagruefe, zum s Abo chündige welle.');
+    expect(renderer.render('Sie rief an, um das Abo kündigen zu wollen.', 'bern')).toBe('Si het aagruefe, für s Abo chündige z wöue.');
+  });
+});
