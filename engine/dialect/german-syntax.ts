@@ -9,6 +9,8 @@ export interface GermanSyntaxFile {
   readonly modals: readonly string[];
   /** A modal infinitive after zu → the German word whose region form is the modal's infinitive (können → gekonnt: z chöne). */
   readonly modalInfinitive: { readonly source: string; readonly words: ReadonlyArray<readonly [string, string]> };
+  /** Preterite-looking forms that are the Konjunktiv II (sollte: sött) and stay as they are. */
+  readonly subjunctive: { readonly source: string; readonly words: readonly string[] };
   readonly separableParticles: { readonly source: string; readonly words: readonly string[] };
   /** Weak preterites by rule: stems that take sein, and words in -te/-ten that are not preterites. */
   readonly weakPreterite: { readonly source: string; readonly sein: readonly string[]; readonly not: readonly string[] };
@@ -63,7 +65,7 @@ const FORMS: ReadonlyMap<string, PreteriteForm> = (() => {
   return forms;
 })();
 
-const NOT_PRETERITE = new Set(GERMAN_SYNTAX.notPreterite.words);
+const NOT_PRETERITE = new Set([...GERMAN_SYNTAX.notPreterite.words, ...GERMAN_SYNTAX.subjunctive.words]);
 
 /** The stem of every inflected form (kamen → kam), to find it after a prefix. */
 const STEMS: ReadonlyMap<string, string> = (() => {
@@ -181,7 +183,7 @@ const SEPARABLE_PREFIX = /^(?:auf|an(?!tw)|ab|aus|ein|mit|nach|vor|weg|zu|zurüc
  */
 function weakPreterite(word: string): PreteriteForm | undefined {
   const match = /^(\p{Ll}{3,}?)(e?)te(n?)$/u.exec(word);
-  if (!match || NOT_WEAK.has(word) || NOT_WEAK_ENDING.test(word)) return undefined;
+  if (!match || NOT_WEAK.has(word) || NOT_PRETERITE.has(word) || NOT_WEAK_ENDING.test(word)) return undefined;
   const [, stem = '', linking, plural] = match;
   // -ete after d, t and after a consonant before m or n (arbeitete, rechnete, zeichnete, atmete; not lernte, wohnte).
   if (linking === 'e' && !/(?:[dt]|(?:ch|[^aeiouäöülrh])[mn])$/u.test(stem)) return undefined;

@@ -407,3 +407,41 @@ describe('modal verbs after zu', () => {
     expect(renderer.render('Sie rief an, um das Abo kündigen zu wollen.', 'bern')).toBe('Si het aagruefe, für s Abo chündige z wöue.');
   });
 });
+
+describe('sollte as the Konjunktiv II', () => {
+  const forms: Record<string, readonly [formal: string, du: string, ihr: string]> = {
+    zurich: ['Si sötted', 'Du söttisch', 'Ihr sötted'],
+    bern: ['Dir söttet', 'Du söttsch', 'Dir söttet'],
+    basel: ['Si sotte', 'Du sottsch', 'Ihr sotte'],
+    luzern: ['Si sötted', 'Du söttisch', 'Ihr sötted'],
+    stgallen: ['Si sötted', 'Du söttisch', 'Ihr sötted'],
+    aargau: ['Si sötted', 'Du söttisch', 'Ihr sötted'],
+    graubuenden: ['Si sölltend', 'Du söttisch', 'Ihr sölltend'],
+    wallis: ['Ier setted', 'Dü settisch', 'Ier setted'],
+  };
+
+  it('says sollte, solltest, sollten, solltet as should, not as the perfect of sollen', () => {
+    for (const [region, [formal, du, ihr]] of Object.entries(forms)) {
+      const said = renderer.render(
+        'Sie sollten die Karte sofort sperren lassen. Du solltest den Router kurz ausschalten. Ihr solltet den Beleg aufbewahren.',
+        region,
+      );
+      expect(said, region).toContain(`${formal} d `);
+      expect(said, region).toContain(`${du} d`);
+      expect(said, region).toContain(`${ihr} d`);
+      expect(said, region).not.toMatch(/(?:händ|hei|hänn|hend|heit|hed|het|häsch|hesch)\b/u);
+    }
+    expect(renderer.render('Sie sollten die Karte sofort sperren lassen.', 'zurich')).toBe('Si sötted d Charte sofort sperre lasse.');
+    expect(renderer.render('Sie sollten die Karte sofort sperren lassen.', 'bern')).toBe('Dir söttet d Charte sofort sperre la.');
+    expect(renderer.render('Du solltest den Router kurz ausschalten.', 'zurich')).toBe('Du söttisch de Router churz usschalte.');
+    expect(renderer.render('Du solltest den Router kurz ausschalten.', 'bern')).toBe('Du söttsch dr Router churz usschaute.');
+  });
+
+  it('keeps formal Sie with sollten after a clause and before Sie, and she with sollte', () => {
+    expect(renderer.render('Wenn das nicht hilft, sollten Sie den Stecker ziehen.', 'zurich')).toMatch(/, sötted Si /u);
+    expect(renderer.render('Wenn das nicht hilft, sollten Sie den Stecker ziehen.', 'bern')).toMatch(/, söttet Dir /u);
+    expect(renderer.render('Sollten Sie den Code vergessen, wählen Sie die Zwei.', 'bern')).toMatch(/^Söttet Dir /u);
+    expect(renderer.render('Sie sollte heute kommen.', 'zurich')).toBe('Si sött hüt cho.');
+    expect(renderer.render('Sie sollte heute kommen.', 'bern')).toBe('Si sött hüt cho.');
+  });
+});
