@@ -445,3 +445,29 @@ describe('sollte as the Konjunktiv II', () => {
     expect(renderer.render('Sie sollte heute kommen.', 'bern')).toBe('Si sött hüt cho.');
   });
 });
+
+describe('könnte, müsste, dürfte as the Konjunktiv II', () => {
+  it('says them as the Konjunktiv II with formal Sie, not as a perfect of the third person', () => {
+    const formal: Record<string, string> = {
+      zurich: 'Si chönnted',
+      bern: 'Dir chönntet',
+      basel: 'Si kennte',
+      luzern: 'Si chönnted',
+      stgallen: 'Si chönnted',
+      aargau: 'Si chönnted',
+      graubuenden: 'Si könntend',
+      wallis: 'Ier chennted',
+    };
+    for (const [region, said] of Object.entries(formal))
+      expect(renderer.render('Sie könnten den Termin auch verschieben.', region), region).toMatch(new RegExp(`^${said} `, 'u'));
+    expect(renderer.render('Könnten Sie die Nummer buchstabieren?', 'zurich')).toMatch(/^Chönnted Si /u);
+    expect(renderer.render('Könnten Sie die Nummer buchstabieren?', 'bern')).toMatch(/^Chönntet Dir /u);
+    expect(renderer.render('Sie müssten den Vertrag unterschreiben.', 'zurich')).toMatch(/^Si müessted /u);
+    expect(renderer.render('Sie müssten den Vertrag unterschreiben.', 'bern')).toMatch(/^Dir müesstet /u);
+    expect(renderer.render('Du könntest den Akku laden.', 'zurich')).toMatch(/^Du chönntisch /u);
+    expect(renderer.render('Du könntest den Akku laden.', 'bern')).toMatch(/^Du chönntsch /u);
+    expect(renderer.render('Du könntest den Akku laden.', 'basel')).toMatch(/^Du kenntsch /u);
+    expect(renderer.render('Ihr könntet den Akku laden.', 'graubuenden')).toMatch(/^Ihr könntend /u);
+    expect(renderer.render('Das dürfte morgen klappen.', 'zurich')).toBe('Das dörft morn chlappe.');
+  });
+});
