@@ -95,6 +95,8 @@ export interface JobRunnerOptions {
 /** Takes queued jobs one by one while it runs; {@link wake} after a submission. */
 export class JobRunner {
   private running: Promise<void> | null = null;
+  /** A wake came while a drain ran: the queue is looked at again once it is done. */
+  private wakeAgain = false;
   private stopped = true;
   private abort = new AbortController();
   private purgeTimer: NodeJS.Timeout | null = null;
@@ -155,8 +157,21 @@ export class JobRunner {
 
   /** Looks for queued jobs now (a job was submitted). */
   wake(): void {
-    if (this.stopped || this.running) return;
-    this.running = this.drain().finally(() => (this.running = null));
+    if (this.stopped) return;
+    if (this.running) {
+      // The drain under way may already have found the queue empty: it looks once more.
+      this.wakeAgain = true;
+      return;
+    }
+    this.wakeAgain = false;
+    // A store that fails while a job ends (the database gone for a moment) is logged here: the
+    // job stays running in the store and is queued again at the next start.
+    this.running = this.drain()
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'the job queue stopped on a store error'))
+      .finally(() => {
+        this.running = null;
+        if (this.wakeAgain) this.wake();
+      });
   }
 
   /** Stops taking jobs; the one running is cut off and goes back to the queue at the next start. */
@@ -267,7 +282,7 @@ export class JobRunner {
       await budget.commit({ mode: 'batch' }, result.durationSeconds);
       const transcript = { text: result.text, lang: result.lang, words: result.words, duration_s: result.durationSeconds };
       await this.finish(job, 'succeeded', null, null, transcript);
-      await this.options.blobs.remove(upload);
+      await this.removeUpload(upload, logger);
       logger.info({ seconds: result.durationSeconds }, 'recognition job succeeded');
     } catch (error) {
       // Stopped mid-job: the recording stays for the run after the next start.
@@ -275,8 +290,16 @@ export class JobRunner {
       const failure = error instanceof ApiError ? error : new ApiError('stt.internal_error', null);
       if (!(error instanceof ApiError)) logger.error({ err: error }, 'recognition job failed');
       await this.finish(job, 'failed', null, { code: failure.code, message: failure.detail ?? failure.message });
-      await this.options.blobs.remove(upload);
+      await this.removeUpload(upload, logger);
     }
+  }
+
+  /**
+   * Removes a finished job's recording. A removal that fails is logged, not thrown: the job's
+   * outcome is already in the store and must not be reported a second time as a failure.
+   */
+  private async removeUpload(upload: string, logger: Logger): Promise<void> {
+    await this.options.blobs.remove(upload).catch((error: unknown) => logger.warn({ err: error, upload }, "the job's recording was not removed"));
   }
 
   /** Waits until `engine` has had no foreground work for {@link QUIET_MS} (or the runner stops). */

@@ -68,7 +68,13 @@ export class JobService {
     };
     const job = this.newJob(principal, 'stt', JSON.stringify(request), fields['callback_url']);
     await this.runner.blobs.put(uploadName(job.id), [audio]);
-    return this.queue(job);
+    try {
+      return await this.queue(job);
+    } catch (error) {
+      // No job points at the recording: nothing would ever remove it.
+      await this.runner.blobs.remove(uploadName(job.id)).catch(() => undefined);
+      throw error;
+    }
   }
 
   private async checkCallback(callbackUrl: string | undefined, family: 'tts' | 'stt'): Promise<void> {

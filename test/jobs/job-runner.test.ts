@@ -2,7 +2,8 @@
  * The job queue across restarts and time, on a store file: a queued job runs after a restart; a
  * job that was running when the process died runs again and is billed once; a failing job is
  * failed with its code; results are removed 48 hours after their job finished, and then the
- * audio endpoint's check says so.
+ * audio endpoint's check says so. A recording that cannot be removed leaves its job succeeded and
+ * the queue running; a job the store refuses leaves no recording behind.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +25,14 @@ import { synthesizeBatch } from '../../src/speech/synthesis-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { DEFAULT_ACCOUNT_ID } from '../../src/store/store.js';
 import { FileBlobStore } from '../../src/store/file-blob-store.js';
+import { toneWav } from '../helpers/audio-fixtures.js';
+
+/** Blobs on disk whose removal fails, as a shared store's would while its database is away. */
+class UnremovableBlobs extends FileBlobStore {
+  override remove(): Promise<void> {
+    return Promise.reject(new Error('the database is away'));
+  }
+}
 
 let dir: string;
 let engines: EngineRegistry;
@@ -40,7 +49,7 @@ afterAll(async () => {
 });
 
 /** A process's job side over the store file: what `createServices` builds. */
-function open(now: () => Date = () => new Date()) {
+function open(now: () => Date = () => new Date(), blobs = new FileBlobStore(path.join(dir, 'jobs')), onState?: (state: string) => void) {
   const store = SqliteStore.open(path.join(dir, 'store.sqlite'));
   const meter = new UsageMeter({
     usage: store.usage,
@@ -49,7 +58,7 @@ function open(now: () => Date = () => new Date()) {
     rates: { tts: 1, stt: 1 },
     now,
   });
-  const runner = new JobRunner({ jobs: store.jobs, engines, meter, blobs: new FileBlobStore(path.join(dir, 'jobs')), logger: pino({ level: 'silent' }), now });
+  const runner = new JobRunner({ jobs: store.jobs, engines, meter, blobs, logger: pino({ level: 'silent' }), now, ...(onState ? { onState } : {}) });
   return { store, runner, service: new JobService(store.jobs, engines, runner, { allow: new CallbackAllowList([]) }, now) };
 }
 
@@ -127,6 +136,32 @@ describe('the job queue', () => {
     await expect(side.service.audio(live, 'job_orphan')).rejects.toMatchObject({ code: 'tts.invalid_request' });
     expect(await side.store.usage.findByRequestId('job_orphan')).toBeUndefined();
     await side.runner.stop();
+    await side.store.close();
+  });
+
+  it('keeps a recognition job succeeded when its recording cannot be removed, and the queue running', async () => {
+    const states: string[] = [];
+    const side = open(undefined, new UnremovableBlobs(path.join(dir, 'jobs-unremovable')), (state) => states.push(state));
+    await side.runner.start();
+    const first = await side.service.submitRecognition(sandbox, toneWav(1), { lang: 'de-CH' });
+    await side.runner.idle();
+    expect((await side.service.get(sandbox, first.id)).status).toBe('succeeded');
+    expect(states.filter((state) => state === 'failed')).toEqual([]);
+    // The queue goes on with the next job.
+    const second = await side.service.submit(sandbox, { kind: 'tts', text: 'Die Warteschlange läuft weiter.' });
+    await side.runner.idle();
+    expect((await side.service.get(sandbox, second.id)).status).toBe('succeeded');
+    await side.runner.stop();
+    await side.store.close();
+  });
+
+  it('removes the recording of a recognition job the store refused', async () => {
+    const side = open();
+    const jobs = side.store.jobs as unknown as { insert: (job: unknown) => Promise<void> };
+    jobs.insert = () => Promise.reject(new Error('the database is away'));
+    await expect(side.service.submitRecognition(sandbox, toneWav(1), { lang: 'de-CH' })).rejects.toThrow('the database is away');
+    const left = await fs.readdir(path.join(dir, 'jobs')).catch(() => [] as string[]);
+    expect(left.filter((name) => name.includes('upload'))).toEqual([]);
     await side.store.close();
   });
 
