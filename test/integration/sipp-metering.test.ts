@@ -1,7 +1,8 @@
 /**
  * Phone calls drawn from their dialplan's account (a real SIPp caller, eSpeak NG prompts): the
  * call's synthesis is written to the ledger as realtime use of the account; a call whose
- * account's evaluation allowance runs out while it talks is told so and hung up by the gateway;
+ * account's evaluation allowance runs out while it talks is told so (its media socket hears the
+ * notice) and hung up by the gateway;
  * a call to an account with nothing left hears the notice before an answer and is refused (480).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,8 @@ import { AccountService } from '../../src/auth/account-service.js';
 import { EntitlementService } from '../../src/entitlements/entitlement-service.js';
 import { CallMeter } from '../../src/metering/call-meter.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
-import { assertSippPassed, removeSippRuns, requireSipp, runSipp, sippScenario } from '../helpers/sipp.js';
+import { decodeMulaw } from '../../src/audio/g711.js';
+import { assertSippPassed, removeSippRuns, requireSipp, runSipp, sippScenario, startRtpSink } from '../helpers/sipp.js';
 import { startTelephony, type StartedTelephony } from '../helpers/started-telephony.js';
 
 const DIALPLAN = `name: metered
@@ -67,13 +69,32 @@ async function callsEnded(count: number): Promise<void> {
   }
 }
 const ledger = () => telephony.store.usage.summary(accountId, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
-const messages = () => logs.map((line) => String(line['msg']));
+/** A µ-law packet with sound in it (speech, not the silence between words). */
+const voiced = (payload: Buffer): boolean => decodeMulaw(payload).some((sample) => Math.abs(sample) > 500);
 
 describe('phone calls and entitlements', () => {
   it('meters the call and ends it, with the notice, once the allowance is used up', async () => {
-    assertSippPassed(await runSipp({ scenario: sippScenario('bye-from-gateway.xml'), target: target(), service: 'talk', timeoutMs: 30_000 }));
+    const sink = await startRtpSink();
+    try {
+      assertSippPassed(
+        await runSipp({
+          scenario: sippScenario('stream-call-hungup.xml'),
+          target: target(),
+          service: 'talk',
+          timeoutMs: 30_000,
+          variables: { payloads: '0', rtp_port: String(sink.port) },
+        }),
+      );
+    } finally {
+      await sink.close();
+    }
     await callsEnded(1);
-    expect(messages()).toContain("the account's entitlements are used up: the caller is told so and the call ends");
+    const usedUp = logs.find((line) => line['msg'] === "the account's entitlements are used up: the caller is told so and the call ends");
+    expect(usedUp).toBeDefined();
+    // The caller hears the notice (about 5 s of eSpeak) before the gateway hangs up: packets with
+    // sound keep coming for more than 2 s after the allowance ran out.
+    const after = sink.packets.filter((packet) => performance.timeOrigin + packet.at > (usedUp!['time'] as number) && voiced(packet.payload));
+    expect(after.length).toBeGreaterThan(100);
     expect(logs.find((line) => line['msg'] === 'hanging up')?.['reason']).toBe('entitlement_exhausted');
     const [row, ...others] = await ledger();
     expect(others).toEqual([]);

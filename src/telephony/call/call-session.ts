@@ -210,7 +210,9 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
       voice: () => this.voice,
       // The steps run on the call's signal; the call itself ends only with its hangup.
       stopSteps: () => this.controller.abort(),
-      say: (prompt, signal) => this.say(prompt, signal),
+      // The notice plays after the steps were stopped (the call's signal is aborted): only its own
+      // signal, which the caller leaving ends, may end it.
+      say: (prompt, signal) => this.say(prompt, undefined, signal),
       hangup: (reason) => this.hangup(reason),
       onCallerGone: (listener) => {
         this.dialog.once('ended', listener);
@@ -254,15 +256,20 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** Speaks a prompt, stopped where it is if `stop` aborts; meters it and reports the turn's latency and a barge-in. */
+  /**
+   * Speaks a prompt to the caller; `stop` ends it where it is, and so does `callSignal` (the
+   * steps' signal unless given), which also stops waiting for its playout.
+   */
   private async say(
     prompt: Parameters<StepContext['say']>[0],
     stop?: AbortSignal,
+    callSignal: AbortSignal = this.signal,
   ): Promise<{ readonly interrupted: boolean; readonly stopped: boolean; readonly playedSeconds: number }> {
     // A call we placed speaks only once answered: its early media is the callee's.
     if (this.services.placed) await this.answer();
     const media = await this.earlyMedia();
     const started = performance.now();
-    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, this.signal, stop);
+    const outcome = await speakPrompt(media, this.services.engines, this.route.engines ?? 'live', prompt, callSignal, stop);
     this.ttsSeconds += outcome.synthesisedSeconds;
     const heardLast = outcome.playout?.lastVoiceAtMs ?? 0;
     const firstPacket = outcome.playout?.firstPacketAtMs ?? 0;
