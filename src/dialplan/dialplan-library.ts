@@ -35,11 +35,16 @@ function warnUnknownTrunks(dialplans: Dialplans, trunks: readonly TrunkConfig[],
   }
 }
 
+/** The link a Kubernetes ConfigMap or Secret mount swaps to replace its files at once. */
+const KUBERNETES_MOUNT_LINK = '..data';
+
 /** The current dialplans of a folder, reloaded as the folder changes. */
 export class DialplanLibrary {
   private watcher: SettledWatch | null = null;
   /** Followers of the folders outside this one that hold a trunk's `tls_ca_file`, by folder. */
   private readonly caWatchers = new Map<string, SettledWatch>();
+  /** The reload under way: the folder's and the CA folders' watchers take turns through it. */
+  private reloading: Promise<void> = Promise.resolve();
   /** Reloads done (good or refused), for logs and tests. */
   reloads = 0;
   private trunkListener: (trunks: readonly TrunkConfig[]) => void = () => {};
@@ -82,8 +87,8 @@ export class DialplanLibrary {
   watch(): void {
     // The lexicon beside the dialplans is followed on its own (speech/lexicon-file.ts).
     const accepts = (name: string | null): boolean =>
-      name === null || (/\.ya?ml$/.test(name) && !isLexiconFile(name)) || this.caFileNames(this.directory).has(name);
-    this.watcher ??= new SettledWatch(this.directory, accepts, () => this.reload(), this.logger, 'the dialplan folder');
+      name === null || name === KUBERNETES_MOUNT_LINK || (/\.ya?ml$/.test(name) && !isLexiconFile(name)) || this.caFileNames(this.directory).has(name);
+    this.watcher ??= new SettledWatch(this.directory, accepts, () => this.reloadInTurn(), this.logger, 'the dialplan folder');
     this.watcher.start();
     this.followCaFolders();
   }
@@ -107,19 +112,33 @@ export class DialplanLibrary {
     }
     for (const folder of folders) {
       if (this.caWatchers.has(folder)) continue;
-      const accepts = (name: string | null): boolean => name === null || this.caFileNames(folder).has(name);
-      const watcher = new SettledWatch(folder, accepts, () => this.reload(), this.logger, `the CA files in ${folder}`);
-      this.caWatchers.set(folder, watcher);
+      // Any change in the folder counts: a CA mounted from a Kubernetes Secret is replaced by
+      // swapping the folder's ..data link, an event that does not name the CA file.
+      const watcher = new SettledWatch(
+        folder,
+        () => true,
+        () => this.reloadInTurn(),
+        this.logger,
+        `the CA files in ${folder}`,
+      );
       try {
         watcher.start();
+        this.caWatchers.set(folder, watcher);
       } catch (error) {
-        // A folder that cannot be followed (gone, unreadable) leaves the CA to the next reload.
+        // A folder that cannot be followed (gone, unreadable) leaves the CA to the next reload,
+        // which tries to follow it again.
         this.logger.warn(
           { err: error, dir: folder },
           `${folder} cannot be followed: a change to a CA file there is taken with the next change to the dialplan folder`,
         );
       }
     }
+  }
+
+  /** {@link reload}, after the one under way: two watchers never reload at once. */
+  private reloadInTurn(): Promise<void> {
+    this.reloading = this.reloading.then(() => this.reload());
+    return this.reloading;
   }
 
   /**

@@ -7,6 +7,7 @@
  * CA file replaced on disk, beside trunks.yaml or in another folder.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DialplanLibrary } from '../../../src/dialplan/dialplan-library.js';
@@ -61,10 +62,20 @@ describe("a TLS trunk's CA file", () => {
 });
 
 describe('a rotated CA file on disk', () => {
-  it('is taken by the running gateway without a change to trunks.yaml, in the folder and outside it', async () => {
+  it('is taken by the running gateway without a change to trunks.yaml: beside it, in another folder, in a Kubernetes-style mount', async () => {
     const inside = makeTestCertificates();
     const outside = makeTestCertificates();
     const rotated = makeTestCertificates();
+    // A Secret mounted as Kubernetes does it: the file is a link through ..data, which a rotation swaps.
+    const mount = await fs.mkdtemp(path.join(os.tmpdir(), 'ca-mount-'));
+    const version = async (name: string, ca: Buffer): Promise<void> => {
+      await fs.mkdir(path.join(mount, name));
+      await fs.writeFile(path.join(mount, name, 'ca.pem'), ca);
+      await fs.symlink(name, path.join(mount, '..data_tmp'));
+      await fs.rename(path.join(mount, '..data_tmp'), path.join(mount, '..data'));
+    };
+    await version('..2026_12_01', outside.ca);
+    await fs.symlink(path.join('..data', 'ca.pem'), path.join(mount, 'ca.pem'));
     const { logger } = capturedLogger();
     let library: DialplanLibrary | null = null;
     try {
@@ -79,31 +90,39 @@ describe('a rotated CA file on disk', () => {
         '    transport: tls',
         `    tls_ca_file: ${caFile}`,
       ];
-      await fs.writeFile(path.join(dir, 'trunks.yaml'), ['trunks:', ...trunk('pbx', 'ca.pem'), ...trunk('carrier', outside.caFile)].join('\n'));
+      await fs.writeFile(
+        path.join(dir, 'trunks.yaml'),
+        ['trunks:', ...trunk('pbx', 'ca.pem'), ...trunk('carrier', outside.caFile), ...trunk('mounted', path.join(mount, 'ca.pem'))].join('\n'),
+      );
       library = await DialplanLibrary.open(dir, logger);
       const applied: Array<Record<string, string | null>> = [];
-      library.onTrunks((trunks) => applied.push(Object.fromEntries(trunks.map((each) => [each.name, each.tlsCa]))));
+      library.onTrunks((trunks) => applied.push(Object.fromEntries(trunks.filter((each) => each.name !== 'mounted').map((each) => [each.name, each.tlsCa]))));
+      const mounted = (): string | null | undefined => library!.trunks.find((each) => each.name === 'mounted')?.tlsCa;
       library.watch();
-      expect(Object.fromEntries(library.trunks.map((each) => [each.name, each.tlsCa]))).toEqual({ pbx: inside.ca.toString(), carrier: outside.ca.toString() });
+      expect(Object.fromEntries(library.trunks.map((each) => [each.name, each.tlsCa]))).toEqual({
+        mounted: outside.ca.toString(),
+        pbx: inside.ca.toString(),
+        carrier: outside.ca.toString(),
+      });
 
       // The CA beside trunks.yaml is replaced by another one.
       await fs.writeFile(inside.caFile, rotated.ca);
       await eventually(() => applied.length >= 1, 5000, 'the trunks to be applied again');
       expect(applied.at(-1)).toEqual({ pbx: rotated.ca.toString(), carrier: outside.ca.toString() });
 
-      // A file beside the outside CA that no trunk names is no reason to reload.
-      const reloads = library.reloads;
-      await fs.writeFile(path.join(outside.dir, 'unrelated.pem'), rotated.ca);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(library.reloads).toBe(reloads);
-
       // The CA in the other folder is replaced.
       await fs.writeFile(outside.caFile, rotated.ca);
       await eventually(() => applied.length >= 2, 5000, 'the trunks to be applied once more');
       expect(applied.at(-1)).toEqual({ pbx: rotated.ca.toString(), carrier: rotated.ca.toString() });
+
+      // The mount's new version: only its ..data link changes, no event names ca.pem.
+      expect(mounted()).toBe(outside.ca.toString());
+      await version('..2026_12_02', rotated.ca);
+      await eventually(() => mounted() === rotated.ca.toString(), 5000, "the mounted CA's new version to be taken");
     } finally {
       await library?.close();
       for (const certificates of [inside, outside, rotated]) certificates.remove();
+      await fs.rm(mount, { recursive: true, force: true });
     }
   });
 });
