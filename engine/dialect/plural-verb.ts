@@ -220,9 +220,11 @@ export function secondPersonPlural(text: string, data: RegionData, fence: (said:
     out += text.slice(cursor);
   }
   out = out.replace(IHR, (match, ihr: string, space: string, verb: string, offset: number) => {
-    const before = out.slice(0, offset);
+    // The word before is enough, so a bounded look back: the text may be thousands of characters.
+    const before = out.slice(Math.max(0, offset - 32), offset);
     const previous = /(\p{L}+)\s*$/u.exec(before)?.[1];
-    const startsClause = /(?:^|[.!?:;,«»"„“(-])\s*$/u.test(before) || (previous !== undefined && CLAUSE_OPENER.test(previous));
+    const textStart = offset <= 32 && /^\s*$/u.test(before);
+    const startsClause = textStart || /[.!?:;,«»"„“(-]\s*$/u.test(before) || (previous !== undefined && CLAUSE_OPENER.test(previous));
     if (!SECOND_PLURAL_ONLY.test(verb) && !(startsClause && /\p{Ll}{2,}t$/u.test(verb) && !NOT_SECOND_PLURAL.test(verb))) return match;
     const said = secondPluralVerb(verb, data);
     return `${fence(ihr[0] === 'I' ? word[0]!.toUpperCase() + word.slice(1) : word)}${space}${said === null ? verb : fence(said)}`;

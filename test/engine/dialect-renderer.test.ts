@@ -338,6 +338,9 @@ describe('sentence structure', () => {
     expect(renderer.render('Ihr Auto steht draussen.', 'bern')).toMatch(/^Öie /u);
     expect(renderer.render('Ihr Auto steht draussen.', 'zurich')).not.toMatch(/^Ihr /u);
     expect(renderer.render('Er gab ihr das Buch.', 'bern')).toContain(' ire ');
+    // Far into a long text the same, each ihr told by the words just before it.
+    const long = `${'Das Wetter bleibt schön. '.repeat(40)}Wenn ihr kommt, bringt Brot mit. Ihr Auto steht draussen.`;
+    expect(renderer.render(long, 'zurich')).toMatch(/Wänn ihr chömed, .*\. (?!Ihr )\S+ Auto/u);
   });
 
   it('says a sentence-initial Sie with a plural preterite in the third person, and keeps Sie with a present verb formal', () => {
