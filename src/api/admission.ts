@@ -129,15 +129,17 @@ export class Admission {
    */
   async takeSlot(principal: Principal, family: ErrorFamily): Promise<() => void> {
     const keyLimit = principal.environment === 'sandbox' ? this.limits.sandboxKeyMaxInFlight : this.limits.keyMaxInFlight;
+    // A full process refuses before it asks the shared counters: no round trip to refuse.
+    if (this.inFlight >= this.limits.maxInFlight) this.refuseServiceCapacity(family);
     const keySlot = await this.counters.takeSlot(this.keySlotName(principal.keyId), keyLimit);
     if (!keySlot) {
       this.rejected.key_capacity++;
       throw ApiError.of(family, 'capacity', 'key_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'key_capacity' } });
     }
+    // Checked again: other requests may have filled the process while the key's slot was taken.
     if (this.inFlight >= this.limits.maxInFlight) {
       keySlot();
-      this.rejected.service_capacity++;
-      throw ApiError.of(family, 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
+      this.refuseServiceCapacity(family);
     }
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
@@ -148,6 +150,12 @@ export class Admission {
       this.inFlight--;
       keySlot();
     };
+  }
+
+  /** Counts and throws the refusal of a request the process has no room for. */
+  private refuseServiceCapacity(family: ErrorFamily): never {
+    this.rejected.service_capacity++;
+    throw ApiError.of(family, 'capacity', 'service_capacity', { retryAfterSeconds: 1, headers: { 'X-Speech-Capacity-Reason': 'service_capacity' } });
   }
 
   /** Requests (or sessions) of a key in flight now, on every instance that shares the counters. */

@@ -86,6 +86,9 @@ export async function takeRequestSlot(request: FastifyRequest, reply: FastifyRep
     closed = true;
     release?.();
   });
+  // One that closed before (while its body was read) has no close event left to come. (Not the
+  // request stream's own `destroyed`: that is true once its body has been read.)
+  if (reply.raw.destroyed || request.raw.socket?.destroyed === true) closed = true;
   release = await admission.takeSlot(request.principal!, familyOf(request));
   if (closed) release();
 }

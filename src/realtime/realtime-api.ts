@@ -45,6 +45,7 @@ export const realtimeApi: FastifyPluginAsync<{ services: AppServices }> = async 
       closed = true;
       release?.();
     });
+    if (request.raw.socket.destroyed) closed = true;
     release = await services.realtimeAdmission.admit(request.principal, family);
     // A socket that closed while the slot was being taken gives it back at once.
     if (closed) release();

@@ -7,6 +7,9 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toneWav } from '../helpers/audio-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { multipartBody } from '../helpers/multipart.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const BODY_TIMEOUT_MS = 600;
@@ -37,7 +40,7 @@ interface RawAnswer {
  * Sends raw bytes (`head` at once, then `trickle` one byte every `everyMs`, without ever
  * ending), and resolves with the answer when the server closes the connection.
  */
-function rawRequest(head: string, options: { trickle?: string; everyMs?: number; end?: boolean } = {}): Promise<RawAnswer> {
+function rawRequest(head: string | Buffer, options: { trickle?: string; everyMs?: number; end?: boolean } = {}): Promise<RawAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -158,6 +161,30 @@ describe('broken multipart forms', () => {
       expect(JSON.parse(answer.body).error).toMatchObject({ code: 'stt.invalid_request', detail: expect.stringContaining(detail) });
     });
   }
+});
+
+describe('clients that hang up at once', () => {
+  it('give back the in-flight slot of a whole recognition upload, however early they leave', async () => {
+    const form = multipartBody({ lang: 'en' }, { bytes: toneWav(2), type: 'audio/wav' });
+    const head = post('/v1/stt', t.sandboxKey, String(form.headers['content-type']), form.payload.length);
+    // Sent whole, then the connection is dropped: some before their form is read, some while
+    // their slot is taken, some while they are being answered.
+    for (let round = 0; round < 20; round++) {
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write(Buffer.concat([Buffer.from(head, 'latin1'), form.payload]), () => {
+            setTimeout(() => socket.destroy(), round % 4);
+            resolve();
+          });
+        });
+        socket.on('error', () => undefined);
+      });
+    }
+    await eventually(() => t.services.admission.snapshot().in_flight === 0, 5000, 'every slot to come back');
+    // And the key is served: its four slots are free.
+    const answer = await rawRequest(Buffer.concat([Buffer.from(head.replace('HTTP/1.1\r\n', 'HTTP/1.1\r\nConnection: close\r\n'), 'latin1'), form.payload]));
+    expect(answer.status, answer.body).toBe(200);
+  });
 });
 
 describe('requests refused before a route runs', () => {
