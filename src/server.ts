@@ -10,6 +10,7 @@ import { KeyService } from './auth/key-service.js';
 import { LANGUAGES } from './catalog/languages.js';
 import { VOICES } from './catalog/voices.js';
 import { SANDBOX_CHARACTERS_PER_SECOND } from './catalog/limits.js';
+import { importBlobFiles } from './store/blob-import.js';
 import { TelephonyService } from './telephony/telephony-service.js';
 import { ConfigError, type Config } from './config.js';
 import { Admission, httpLimits, realtimeLimits } from './api/admission.js';
@@ -164,12 +165,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * On a database store, the recordings and job files an instance kept in its data folder before
+ * (with the embedded store) are moved into the database, where every instance finds them.
+ */
+async function importDataFolderBlobs(config: Config, store: Store, logger: Logger): Promise<void> {
+  for (const [area, folder] of [
+    ['recordings', RECORDINGS_FOLDER],
+    ['jobs', JOBS_FOLDER],
+  ] as const) {
+    const from = path.join(config.dataDir, folder);
+    const moved = await importBlobFiles(from, store.blobs(area, from));
+    if (moved > 0) logger.info({ area, moved, from }, `moved ${moved} ${area} files from the data folder into the database`);
+  }
+}
+
 /** Builds every part of the service, warms what is slow to start, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   // A bad lexicon stops the start with its FILE:LINE:COLUMN before anything is opened.
   const lexiconAt = { file: config.lexiconFile, directory: config.telephony.dialplansDir };
   const lexicon = await loadLexicon(lexiconAt);
   const { store, keys } = await openKeyStore(config);
+  if (config.databaseUrl) await importDataFolderBlobs(config, store, logger);
   await Promise.all([loadMp3Encoder(), loadResampler()]);
   const engines = await startEngines(config);
   // Every synthesis (HTTP, realtime, jobs, calls) renders through the registry's one renderer.

@@ -75,16 +75,14 @@ export class FileBlobStore implements BlobStore {
     await fs.rm(this.pathOf(name), { force: true });
   }
 
+  /** The names that hold finished bytes (not writes in progress or abandoned); none without the folder. */
+  async names(): Promise<string[]> {
+    return (await this.entries()).filter((entry) => !entry.includes(PARTIAL));
+  }
+
   async removeAbandoned(now: Date): Promise<number> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.folder);
-    } catch (error) {
-      if (isMissing(error)) return 0;
-      throw error;
-    }
     let removed = 0;
-    for (const name of names.filter((entry) => entry.includes(PARTIAL))) {
+    for (const name of (await this.entries()).filter((entry) => entry.includes(PARTIAL))) {
       const file = path.join(this.folder, name);
       const stat = await fs.stat(file).catch(() => null);
       if (stat && now.getTime() - stat.mtimeMs > ABANDONED_MS) {
@@ -93,5 +91,15 @@ export class FileBlobStore implements BlobStore {
       }
     }
     return removed;
+  }
+
+  /** Everything in the folder; nothing when it does not exist (yet). */
+  private async entries(): Promise<string[]> {
+    try {
+      return await fs.readdir(this.folder);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
   }
 }

@@ -3,7 +3,8 @@
  * instances runs: keys made with the CLI against the database work on both instances (each
  * with a fresh, empty data folder), what both metered is in one ledger, a key revoked once is
  * refused by both, a job's result is served by either, one key's request rate and sessions are
- * counted once for both, and `sprachrohr db` migrates and reports the schema. Also what a bad or
+ * counted once for both, an instance that kept files in its data folder (the embedded store's
+ * way) moves them into the database at start, and `sprachrohr db` migrates and reports the schema. Also what a bad or
  * unreachable database URL gives: the configuration error or the store's, never a stack.
  */
 import fs from 'node:fs/promises';
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../../src/store/postgres-migrations.js';
+import { PostgresStore } from '../../../src/store/postgres-store.js';
 import { runCliInProcess, startServe, type ServeProcess } from '../../helpers/cli.js';
 import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
 import { connect, opened, TestSocket, type RefusedUpgrade } from '../../helpers/ws-client.js';
@@ -120,6 +122,32 @@ describe.skipIf(missing)('instances sharing one PostgreSQL database', () => {
     expect(audio[0]!.length).toBeGreaterThan(1000);
     expect(audio[1]).toEqual(audio[0]);
     for (const name of ['a', 'b']) expect(await fs.readdir(path.join(dir, `instance-${name}`, 'jobs')).catch(() => [])).toEqual([]);
+  }, 60_000);
+
+  it('moves the files a data folder kept with the embedded store into the database at start', async () => {
+    const dataDir = path.join(dir, 'instance-moved');
+    await fs.mkdir(path.join(dataDir, 'recordings'), { recursive: true });
+    await fs.mkdir(path.join(dataDir, 'jobs'), { recursive: true });
+    const voicemail = Buffer.from('RIFF a voicemail kept before');
+    const result = Buffer.from('a job result kept before');
+    await fs.writeFile(path.join(dataDir, 'recordings', 'rec_moved.wav'), voicemail);
+    await fs.writeFile(path.join(dataDir, 'jobs', 'job_moved.result'), result);
+    // A write that was cut off is no file to move.
+    await fs.writeFile(path.join(dataDir, 'jobs', 'job_cut.result.partial-0a1b2c'), 'half');
+    const moved = await startServe({ ...env, SPRACHROHR_DATA_DIR: dataDir });
+    const store = await PostgresStore.open(env['SPRACHROHR_DATABASE_URL']!);
+    try {
+      expect(await store.blobs('recordings').get('rec_moved.wav')).toEqual(voicemail);
+      expect(await store.blobs('jobs').get('job_moved.result')).toEqual(result);
+      expect(await store.blobs('jobs').get('job_cut.result')).toBeNull();
+    } finally {
+      await store.close();
+      moved.child.kill('SIGKILL');
+      await moved.exited;
+    }
+    expect(await fs.readdir(path.join(dataDir, 'recordings'))).toEqual([]);
+    expect(await fs.readdir(path.join(dataDir, 'jobs'))).toEqual(['job_cut.result.partial-0a1b2c']);
+    expect(moved.output()).toMatch(/moved 1 recordings files from the data folder into the database/);
   }, 60_000);
 
   it('holds one key to one request rate and one session ceiling across both instances', async () => {
