@@ -208,6 +208,9 @@ export function runTextStream(socket: WebSocket, call: TextStreamCall, signal: A
         }
         if (closedByBot) finish({ result: 'closed', reason: 'the bot closed the connection' });
       } catch (error) {
+        // The caller left while an action ran (a transfer whose hang-up or media failed with the
+        // call): the call's end, not a failure of the bot.
+        if (signal.aborted) return onCallEnded();
         logger.error({ err: error }, 'stream bot action failed');
         fail(`an action of the bot failed (${(error as Error).message})`);
       } finally {
