@@ -32,7 +32,7 @@ export interface Renegotiated {
 /** One dialog's SDP offers and answers, from our side. */
 export class CallNegotiation {
   private sessionVersion = 1;
-  private readonly sessionId = String(Date.now());
+  private readonly sessionId: string;
   private lastSent: string | null;
   private held = false;
 
@@ -47,6 +47,10 @@ export class CallNegotiation {
     sent: string | null,
   ) {
     this.lastSent = sent;
+    // Our o= session stays the one already sent (RFC 3264 section 8: only its version moves).
+    const origin = sent === null ? null : parseOffer(sent).origin;
+    this.sessionId = origin?.sessionId ?? String(Date.now());
+    if (origin) this.sessionVersion = Number(origin.sessionVersion);
   }
 
   /** The last answer (or, for a call we placed, the offer) we sent; null before any. */

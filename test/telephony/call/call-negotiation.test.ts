@@ -1,11 +1,12 @@
 /**
  * One dialog's offer/answer state: the INVITE's offer answered, a refresh answered with the same
  * description, hold and a codec change reported once each with the o= version raised, an
- * offerless re-INVITE given our last description, and offers that cannot be answered refused
- * with their status.
+ * offerless re-INVITE given our last description, a placed call's o= session kept, and offers
+ * that cannot be answered refused with their status.
  */
 import { describe, expect, it } from 'vitest';
 import { CallNegotiation, SDP, type LocalEndpoint } from '../../../src/telephony/call/call-negotiation.js';
+import { buildOffer } from '../../../src/telephony/sdp/build-offer.js';
 import { parseOffer } from '../../../src/telephony/sdp/parse-offer.js';
 import { SdpError } from '../../../src/telephony/sdp/sdp-error.js';
 import { SIPP_UAC } from '../sdp/sdp-fixtures.js';
@@ -56,6 +57,13 @@ describe('the negotiation of a call', () => {
     expect(negotiation.answered(offer, body(SIPP_UAC))).toMatchObject({ codec: { name: 'PCMU' }, port: 6000 });
     // Nothing offered yet was sent as an answer: an offerless re-INVITE gets a new offer.
     expect(negotiation.reoffer(null, 'PCMU')).toEqual(body(offer));
+  });
+
+  it('keeps the o= session of the offer of a call we placed, and only raises its version', () => {
+    const ours = buildOffer({ ...endpoint(), sessionId: '4242', sessionVersion: 1 });
+    const negotiation = new CallNegotiation(endpoint, '127.0.0.1', ours);
+    const hold = negotiation.reoffer(body(SIPP_UAC + 'a=sendonly\r\n'), 'PCMU');
+    expect('reply' in hold && parseOffer(hold.reply.body.toString()).origin).toMatchObject({ sessionId: '4242', sessionVersion: '2' });
   });
 
   it('refuses what it cannot answer, with the status to refuse it with', () => {
