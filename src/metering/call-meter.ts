@@ -71,7 +71,7 @@ export interface CallMeterOptions {
 }
 
 /** A failed ledger write is tried again after these pauses, about half a minute in all. */
-export const LEDGER_RETRY_PAUSES_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000];
+const LEDGER_RETRY_PAUSES_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000];
 
 /** Meters calls in the store the HTTP API meters in. */
 export class CallMeter implements CallMetering {

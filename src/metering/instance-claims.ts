@@ -23,7 +23,7 @@ export interface ClaimTiming {
 }
 
 /** Five seconds idle, returns gathered for a second. */
-export const CLAIM_TIMING: ClaimTiming = { idleReturnMs: 5000, shrinkEveryMs: 1000 };
+const CLAIM_TIMING: ClaimTiming = { idleReturnMs: 5000, shrinkEveryMs: 1000 };
 
 interface SlotClaim {
   readonly slot: BudgetSlot;

@@ -21,7 +21,7 @@ export class FileBlobStore implements BlobStore {
   constructor(readonly folder: string) {}
 
   /** The file of `name`. */
-  pathOf(name: string): string {
+  private pathOf(name: string): string {
     return path.join(this.folder, name);
   }
 

@@ -12,7 +12,7 @@ import type { BucketShape, LimitCounters, SlotRelease, TokenTake } from './limit
 import { instanceAlive, type InstanceLock } from './postgres-instance-lock.js';
 
 /** How often an instance gives back the slots of dead instances and retries its failed releases. */
-export const SWEEP_MS = 30_000;
+const SWEEP_MS = 30_000;
 /** The advisory lock ('SPRL', 1) one sweeping instance holds, so two never sweep at once. */
 const SWEEP_LOCK = [0x5350524c, 1] as const;
 
