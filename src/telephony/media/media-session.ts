@@ -476,6 +476,8 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> implements Br
       strangersDropped: this.counters.strangersDropped,
       lost: stats.lost,
       late: stats.late,
+      discarded: stats.discarded,
+      gaps: stats.gaps,
       jitterMs: Math.round(stats.jitterMs * 10) / 10,
       peerFractionLost: peer?.fractionLost,
       peerJitterMs: peer ? Math.round(peer.jitterMs * 10) / 10 : undefined,

@@ -35,6 +35,8 @@ export interface JitterBufferStats {
   readonly discarded: number;
   /** Ticks answered with `'lost'`: losses, but also pauses in the sender's stream. */
   readonly concealed: number;
+  /** Times a frame played after one or more concealed ticks: the gaps a listener hears in the middle of the audio. */
+  readonly gaps: number;
   /** How often the SSRC changed. */
   readonly sourceChanges: number;
   /** How long the last played frame waited in the buffer. */
@@ -75,7 +77,9 @@ export class JitterBuffer {
   private missed = 0;
   private hasPlayed = false;
   private overDelayTicks = 0;
-  private counts = { late: 0, duplicate: 0, discarded: 0, concealed: 0, sourceChanges: 0 };
+  private counts = { late: 0, duplicate: 0, discarded: 0, concealed: 0, gaps: 0, sourceChanges: 0 };
+  /** The last tick was concealed: the next frame played closes a gap. */
+  private inGap = false;
   private delayMs = 0;
 
   constructor(options: JitterBufferOptions) {
@@ -173,7 +177,8 @@ export class JitterBuffer {
     this.hasPlayed = false;
     this.overDelayTicks = 0;
     this.delayMs = 0;
-    this.counts = { late: 0, duplicate: 0, discarded: 0, concealed: 0, sourceChanges: 0 };
+    this.counts = { late: 0, duplicate: 0, discarded: 0, concealed: 0, gaps: 0, sourceChanges: 0 };
+    this.inGap = false;
   }
 
   private insert(packet: RtpPacket, arrivalMs: number): void {
@@ -218,6 +223,8 @@ export class JitterBuffer {
           this.entries.delete(key);
           this.counts.late++;
         }
+    if (this.inGap) this.counts.gaps++;
+    this.inGap = false;
     this.state = 'playing';
     this.playhead = ext + 1;
     this.missed = 0;
@@ -228,6 +235,7 @@ export class JitterBuffer {
   private gap(): 'lost' | null {
     if (!this.hasPlayed) return null;
     this.counts.concealed++;
+    this.inGap = true;
     return 'lost';
   }
 

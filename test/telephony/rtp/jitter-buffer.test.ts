@@ -58,7 +58,7 @@ describe('JitterBuffer', () => {
     // Ticks at 5, 25, 45 …: the first packet (arrived at 0) has waited 25 ms at the second.
     const played = run(buffer, stream(100, 20), 21);
     expect(played).toEqual(['-', ...Array.from({ length: 20 }, (_, i) => 100 + i)]);
-    expect(buffer.stats()).toMatchObject({ received: 20, lost: 0, late: 0, duplicate: 0, concealed: 0, targetDelayMs: 20 });
+    expect(buffer.stats()).toMatchObject({ received: 20, lost: 0, late: 0, duplicate: 0, concealed: 0, gaps: 0, targetDelayMs: 20 });
     expect(buffer.stats().delayMs).toBeGreaterThanOrEqual(20);
     expect(buffer.stats().delayMs).toBeLessThan(40);
   });
@@ -93,7 +93,7 @@ describe('JitterBuffer', () => {
     const arrivals = stream(0, 10).map((a) => (a.seq === 4 ? { ...a, at: a.at + 50 } : a));
     const played = run(buffer, arrivals, 11);
     expect(played).toEqual(['-', 0, 1, 2, 3, 'L', 5, 6, 7, 8, 9]);
-    expect(buffer.stats()).toMatchObject({ late: 1, lost: 0, received: 10 });
+    expect(buffer.stats()).toMatchObject({ late: 1, lost: 0, received: 10, gaps: 1 });
   });
 
   it('stays on schedule through a burst of losses', () => {
@@ -104,7 +104,8 @@ describe('JitterBuffer', () => {
       31,
     );
     expect(played.slice(1)).toEqual([...Array.from({ length: 10 }, (_, i) => i), ...Array(8).fill('L'), ...Array.from({ length: 12 }, (_, i) => 18 + i)]);
-    expect(buffer.stats()).toMatchObject({ lost: 8, late: 0, concealed: 8 });
+    // Eight ticks concealed, one gap heard.
+    expect(buffer.stats()).toMatchObject({ lost: 8, late: 0, concealed: 8, gaps: 1 });
   });
 
   it('plays straight through the sequence wrap at 65535 and the timestamp wrap at 2^32', () => {
@@ -123,6 +124,8 @@ describe('JitterBuffer', () => {
       .map((a) => (a.seq === 0 ? { ...a, at: a.at + 30 } : a));
     expect(run(buffer, arrivals, 11).slice(2)).toEqual([65533, 65534, 'L', 0, 1, 2, 3, 4, 'L']);
     expect(buffer.stats().lost).toBe(1);
+    // The concealment after the last frame is the stream's end, not a gap in it.
+    expect(buffer.stats()).toMatchObject({ concealed: 2, gaps: 1 });
   });
 
   it('starts over after a pause in the stream without dropping the frames that follow it', () => {
