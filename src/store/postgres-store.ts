@@ -69,16 +69,18 @@ export class PostgresStore implements Store {
 
   /**
    * Connects to the database at `url` and brings its schema up to date.
+   * @param instanceRetakeMs the first wait before this instance's lock is taken again after its
+   *   connection broke (tests shorten or lengthen it)
    * @throws Error saying what failed (unreachable, refused, a migration) with the URL's password hidden
    */
-  static async open(url: string): Promise<PostgresStore> {
+  static async open(url: string, instanceRetakeMs?: number): Promise<PostgresStore> {
     const config = poolConfig(url);
     const pool = new pg.Pool(config);
     // A connection that breaks while idle must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
     try {
       const migration = await migratePostgres(pool);
-      return new PostgresStore(pool, new InstanceLock(config), migration);
+      return new PostgresStore(pool, new InstanceLock(config, instanceRetakeMs), migration);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw new Error(`PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
