@@ -238,7 +238,7 @@ export class JobRunner {
         throw error;
       }
       // The result is kept before the job is billed and marked done: a crash in between runs it again, billed once.
-      await budget.commit({ mode: 'batch' }, outcome.durationSeconds);
+      await budget.commit({ mode: 'batch' }, outcome.durationSeconds, true);
       await this.finish(job, 'succeeded', {
         encoding: plan.format.id,
         mediaType: outcome.mediaType,
@@ -279,7 +279,7 @@ export class JobRunner {
         budget.release();
         throw error;
       }
-      await budget.commit({ mode: 'batch' }, result.durationSeconds);
+      await budget.commit({ mode: 'batch' }, result.durationSeconds, true);
       const transcript = { text: result.text, lang: result.lang, words: result.words, duration_s: result.durationSeconds };
       await this.finish(job, 'succeeded', null, null, transcript);
       await this.removeUpload(upload, logger);

@@ -9,8 +9,12 @@ export interface LeaseOwner {
   heldByOthers(lease: BudgetLease): number;
   /** Seconds held right now by the other open leases of the key's account (live work), both directions. */
   heldInAccount(lease: BudgetLease): number;
-  /** Writes the ledger entry and tells the other open leases of the key about it (its synchronous part runs before the lease is released). */
-  commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void>;
+  /**
+   * Writes the ledger entry and tells the other open leases of the key about it (its
+   * synchronous part runs before the lease is released); `patient`: the write is tried again
+   * while the store fails.
+   */
+  commit(lease: BudgetLease, kind: UsageKind, seconds: number, patient: boolean): Promise<void>;
   /** Forgets a lease that ended. */
   release(lease: BudgetLease): void;
   /** Seconds until the budget resets (midnight UTC). */
@@ -148,14 +152,17 @@ export class BudgetLease {
 
   /**
    * Records the finished work's audio in the ledger (once) and ends the lease. `seconds`
-   * defaults to what was drawn.
+   * defaults to what was drawn. `patient`: the work is over and its client cannot be asked
+   * again (a realtime session; a job says so), so a write the store fails is
+   * tried again for about half a minute; a request still waiting for its answer gets the
+   * failure instead.
    */
-  async commit(kind: Omit<UsageKind, 'direction'>, seconds = this.drawn): Promise<void> {
+  async commit(kind: Omit<UsageKind, 'direction'>, seconds = this.drawn, patient = kind.mode === 'realtime'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     // Started before the lease leaves its owner: the owner moves what it drew from work in
     // progress to recorded work in one step (nothing awaited in between).
-    const recording = seconds > 0 ? this.owner.commit(this, { ...kind, direction: this.direction }, seconds) : Promise.resolve();
+    const recording = seconds > 0 ? this.owner.commit(this, { ...kind, direction: this.direction }, seconds, patient) : Promise.resolve();
     this.owner.release(this);
     await recording;
   }

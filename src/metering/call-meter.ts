@@ -6,17 +6,9 @@
  * leave something in both directions, and is checked again each minute with its own use so far.
  */
 import { capOf } from '../entitlements/draw-plan.js';
-import type {
-  AccountRepository,
-  CreditRates,
-  EntitlementNotice,
-  EntitlementRepository,
-  Environment,
-  LedgerEntry,
-  RecordOutcome,
-  UsageRepository,
-} from '../store/store.js';
+import type { AccountRepository, CreditRates, EntitlementNotice, EntitlementRepository, Environment, UsageRepository } from '../store/store.js';
 import { DEFAULT_ACCOUNT_ID } from '../store/store.js';
+import { LEDGER_RETRY_PAUSES_MS, recordPatiently } from './patient-ledger.js';
 
 /** What a call has used so far. */
 export interface CallUse {
@@ -70,9 +62,6 @@ export interface CallMeterOptions {
   readonly retryPausesMs?: readonly number[];
 }
 
-/** A failed ledger write is tried again after these pauses, about half a minute in all. */
-const LEDGER_RETRY_PAUSES_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000];
-
 /** Meters calls in the store the HTTP API meters in. */
 export class CallMeter implements CallMetering {
   private readonly now: () => Date;
@@ -99,7 +88,8 @@ export class CallMeter implements CallMetering {
           ['stt', use.sttSeconds],
         ] as const) {
           if (seconds <= 0) continue;
-          const outcome = await this.recordPatiently(
+          const outcome = await recordPatiently(
+            this.options.usage,
             {
               requestId: `call_${call.callId}_${direction}`,
               accountId: account,
@@ -111,28 +101,12 @@ export class CallMeter implements CallMetering {
               audioSeconds: Math.round(seconds * 1000) / 1000,
             },
             this.options.rates,
+            this.retryPausesMs,
           );
           if (outcome.notices.length > 0) this.options.onNotices?.(outcome.notices);
         }
       },
     };
-  }
-
-  /**
-   * Writes a call's ledger entry, trying again while the store fails (a database busy beyond
-   * the pool's wait, or briefly away): a call that ended cannot be asked again, and the entry's
-   * request id makes a second write of one that got through count once.
-   */
-  private async recordPatiently(entry: LedgerEntry, rates: CreditRates): Promise<RecordOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.options.usage.record(entry, rates);
-      } catch (error) {
-        const pause = this.retryPausesMs[attempt];
-        if (pause === undefined) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    }
   }
 
   /**

@@ -6,6 +6,7 @@ import type { UsageWindow } from '../usage/usage-window.js';
 import type { BudgetClaims, BudgetSlot } from '../store/budget-claims.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 import { CLAIM_CHUNK_SECONDS, InstanceClaims, type ClaimTiming } from './instance-claims.js';
+import { LEDGER_RETRY_PAUSES_MS, recordPatiently } from './patient-ledger.js';
 
 /** Daily audio budgets per key, in audio seconds. */
 export interface DailyBudgets {
@@ -46,6 +47,8 @@ export interface UsageMeterOptions {
   readonly claims?: BudgetClaims | null;
   /** When claims go back (tests shorten it). */
   readonly claimTiming?: ClaimTiming;
+  /** Pauses before each new try of a patient ledger write that failed (tests shorten them). */
+  readonly retryPausesMs?: readonly number[];
 }
 
 /** How often work that is not cut at its cap (credit) is checked again: long sessions end within this once the credit is gone. */
@@ -166,12 +169,12 @@ export class UsageMeter implements LeaseOwner {
   }
 
   /** {@inheritDoc LeaseOwner.commit} */
-  async commit(lease: BudgetLease, kind: UsageKind, seconds: number): Promise<void> {
+  async commit(lease: BudgetLease, kind: UsageKind, seconds: number, patient: boolean): Promise<void> {
     for (const other of this.open.get(slotOf(lease.principal, lease.direction)) ?? []) if (other !== lease) other.recordedByOthers += seconds;
     if (lease.principal.environment === 'live') {
       for (const other of this.openInAccount.get(lease.principal.accountId) ?? []) if (other !== lease) other.recordedInAccount += seconds;
     }
-    const recording = this.record(lease.principal, lease.requestId, kind, seconds);
+    const recording = this.record(lease.principal, lease.requestId, kind, seconds, patient);
     const budgetSlot = this.slots.get(lease);
     if (budgetSlot) this.claims?.recorded(budgetSlot, seconds, recording);
     await recording;
@@ -225,9 +228,10 @@ export class UsageMeter implements LeaseOwner {
     return leases;
   }
 
-  /** Writes one finished piece of work to the ledger, to the millisecond of audio. */
-  private async record(principal: Principal, requestId: string, kind: UsageKind, audioSeconds: number): Promise<void> {
-    const outcome = await this.usage.record(
+  /** Writes one finished piece of work to the ledger, to the millisecond of audio; `patient`: tried again while the store fails. */
+  private async record(principal: Principal, requestId: string, kind: UsageKind, audioSeconds: number, patient: boolean): Promise<void> {
+    const outcome = await recordPatiently(
+      this.usage,
       {
         requestId,
         accountId: principal.accountId,
@@ -239,6 +243,7 @@ export class UsageMeter implements LeaseOwner {
         audioSeconds: Math.round(audioSeconds * 1000) / 1000,
       },
       this.options.rates,
+      patient ? (this.options.retryPausesMs ?? LEDGER_RETRY_PAUSES_MS) : [],
     );
     if (outcome.notices.length > 0) this.options.onNotices?.(outcome.notices);
   }

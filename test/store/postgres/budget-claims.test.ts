@@ -3,8 +3,9 @@
  * loopback port): two instances (each a store and a usage meter of its own, as two `serve`
  * processes have) under one key never draw more than its budget together, because each
  * draws only within what it has claimed and claims are granted against the ledger and every
- * live instance's claims. Also a phone call's ledger write that the database holds up: tried
- * again, counted once.
+ * live instance's claims. Also a ledger write that the database holds up for work that is over
+ * (a phone call, a realtime session, a job): tried again, counted once; a batch request still
+ * waiting for its answer gets the failure instead.
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -189,42 +190,97 @@ describe.skipIf(missing)('daily budgets shared by instances', () => {
   }, 30_000);
 });
 
+/** Pauses of the patient ledger writes in these tests: about 1.6 s in all. */
+const SHORT_PAUSES = [100, 100, 200, 400, 800];
+
+/**
+ * A store on a fresh database whose connections give up waiting for a lock after 200 ms (a
+ * setting of the database), and `holdLedger`: another session locks the ledger while `during`
+ * runs and 700 ms more, so the first tries of a write time out and a later one gets through.
+ */
+async function heldUpLedger() {
+  const url = await freshDatabase();
+  const admin = new pg.Pool({ connectionString: url });
+  await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
+  const store = await PostgresStore.open(url);
+  const blocker = await admin.connect();
+  return {
+    admin,
+    store,
+    holdLedger: async (during: () => Promise<void>) => {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE usage_ledger IN EXCLUSIVE MODE');
+      await during();
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await blocker.query('COMMIT');
+    },
+    ledger: async () =>
+      (
+        await admin.query<{ request_id: string; audio_seconds: number; mode: string }>(
+          'SELECT request_id, audio_seconds, mode FROM usage_ledger ORDER BY request_id',
+        )
+      ).rows,
+    close: async () => {
+      blocker.release();
+      await admin.end();
+      await store.close();
+    },
+  };
+}
+
 describe.skipIf(missing)('a call ledger write while the database holds it up', () => {
   it('is tried again until it gets through, and counted once', async () => {
-    const url = await freshDatabase();
-    // The store's connections give up waiting for a lock after 200 ms (a setting of the database).
-    const admin = new pg.Pool({ connectionString: url });
-    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
-    const store = await PostgresStore.open(url);
-    const blocker = await admin.connect();
+    const { store, holdLedger, ledger, close } = await heldUpLedger();
     try {
       const meter = new CallMeter({
         accounts: store.accounts,
         entitlements: store.entitlements,
         usage: store.usage,
         rates: { tts: 1, stt: 1 },
-        retryPausesMs: [100, 100, 200, 400, 800],
+        retryPausesMs: SHORT_PAUSES,
       });
       const allowance = await meter.open({ callId: 'held-up', routeNumber: '+41440000000', account: undefined, synthetic: true });
-      // Another session holds the ledger for 700 ms: the first tries time out, a later one gets through.
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE usage_ledger IN EXCLUSIVE MODE');
-      const finishing = allowance.finish({ ttsSeconds: 12, sttSeconds: 8 });
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      await blocker.query('COMMIT');
+      let finishing: Promise<void> = Promise.resolve();
+      await holdLedger(async () => {
+        finishing = allowance.finish({ ttsSeconds: 12, sttSeconds: 8 });
+      });
       await finishing;
-      const { rows } = await admin.query<{ request_id: string; audio_seconds: number }>(
-        'SELECT request_id, audio_seconds FROM usage_ledger ORDER BY request_id',
-      );
-      expect(rows).toEqual([
-        { request_id: 'call_held-up_stt', audio_seconds: 8 },
-        { request_id: 'call_held-up_tts', audio_seconds: 12 },
+      expect(await ledger()).toEqual([
+        { request_id: 'call_held-up_stt', audio_seconds: 8, mode: 'realtime' },
+        { request_id: 'call_held-up_tts', audio_seconds: 12, mode: 'realtime' },
       ]);
       expect((await store.usage.dayTotals('phone:+41440000000', DAY, 'tts')).audioSeconds).toBe(12);
     } finally {
-      blocker.release();
-      await admin.end();
-      await store.close();
+      await close();
+    }
+  });
+});
+
+describe.skipIf(missing)('a realtime session ledger write while the database holds it up', () => {
+  it('is tried again until it gets through, and counted once; a batch request gets the failure', async () => {
+    const { store, holdLedger, ledger, close } = await heldUpLedger();
+    try {
+      const meter = new UsageMeter({
+        usage: store.usage,
+        entitlements: store.entitlements,
+        budgets: { live: 1000, sandbox: 1000 },
+        rates: { tts: 1, stt: 1 },
+        retryPausesMs: SHORT_PAUSES,
+      });
+      const session = await meter.lease(KEY, 'stt', 'stt', 'sess_held_up');
+      session.drawTo(42);
+      const request = await meter.lease(KEY, 'tts', 'tts', 'req_held_up');
+      request.drawTo(3);
+      let closing: Promise<void> = Promise.resolve();
+      await holdLedger(async () => {
+        closing = session.commit({ mode: 'realtime' });
+        await expect(request.commit({ mode: 'batch' })).rejects.toThrow(/lock timeout/);
+      });
+      await closing;
+      expect(await ledger()).toEqual([{ request_id: 'sess_held_up', audio_seconds: 42, mode: 'realtime' }]);
+      expect((await store.usage.dayTotals(KEY.keyId, DAY, 'stt')).audioSeconds).toBe(42);
+    } finally {
+      await close();
     }
   });
 });
