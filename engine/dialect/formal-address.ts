@@ -1,3 +1,4 @@
+import { irregularPlural } from './plural-verb.js';
 import type { RegionData } from './region-data.js';
 
 /** Text before a word that starts a sentence: nothing, or an end mark with quotes and spaces. */
@@ -83,10 +84,15 @@ export function isAcronym(word: string): boolean {
  * The formal verb with Sie ("drücken Sie" → "drücked Si"), from the region's `verbWithSie`
  * template, or null to leave the words to the lexicon: a verb the lexicon gives a finite form
  * (haben → händ, können → chönd) keeps it; one it gives an infinitive in -e, -a, -ä or -u
- * (bleiben → bliibe) takes the template on the dialect stem (bliibed Si).
+ * (bleiben → bliibe) takes the template on the dialect stem (bliibed Si); a verb with an
+ * irregular plural in the region's data takes that (gehen Sie → gönd Si).
  */
 export function formalVerb(match: string, stem: string, template: string, data: RegionData): string | null {
-  const known = data.words.get(match.slice(0, match.indexOf(' ')).toLowerCase());
+  const german = match.slice(0, match.indexOf(' ')).toLowerCase();
+  // The formal verb is the plural (gehen Sie, Sie gehen): a short verb's own plural (gönd Si), not the infinitive's stem.
+  const irregular = irregularPlural(german, data);
+  if (irregular !== undefined) return template.replace(/\$1\p{L}*/u, irregular);
+  const known = data.words.get(german);
   if (known !== undefined && !/^\p{L}+[eaäu]$/u.test(known)) return null;
   const said = template.replace('$1', known === undefined ? stem.toLowerCase() : known.slice(0, -1));
   // A template that gives the lexicon's own form (Basel lüte Si) leaves it to the lexicon.

@@ -98,7 +98,7 @@ const NOT_VERBS = new Set([
 const VERB_PREFIX = /^(?:ab|an|auf|aus|be|bei|ein|ent|er|fest|her|hin|los|mit|nach|über|um|unter|ver|vor|weg|zu|zurück|zusammen|weiter)?$/u;
 
 /** A region's irregular plural of a German verb, also after a prefix (entstehen → entstönd), or undefined. */
-function irregularPlural(german: string, data: RegionData): string | undefined {
+export function irregularPlural(german: string, data: RegionData): string | undefined {
   for (const [verb, plural] of data.irregularPlurals) {
     if (!german.endsWith(verb)) continue;
     const prefix = german.slice(0, german.length - verb.length);

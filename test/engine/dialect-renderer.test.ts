@@ -275,6 +275,23 @@ describe('present plural verbs', () => {
     for (const region of ['zurich', 'stgallen', 'graubuenden', 'wallis'])
       expect(renderer.render('Dann führen sie den Kampf.', region)).not.toMatch(/\bd(?:ed|end|unt)\b/u);
   });
+
+  it('say the Zürich short verbs as their infinitive after a modal, and as their own plural with a subject or formal Sie', () => {
+    for (const [german, zurich] of [
+      ['Sie sollten nach Hause gehen.', 'Si sötted hei gaa.'],
+      ['Wir können Ihnen das geben.', 'Mir chönd Ihne das gää.'],
+      ['Sie können den Bus nehmen.', 'Si chönd de Bus nää.'],
+      ['Ich will das sehen.', 'Ich will das gsee.'],
+      ['Sie können uns das lassen.', 'Si chönd eus das laa.'],
+      ['Wir gehen nach Hause.', 'Mir gönd hei.'],
+      ['Die Kinder gehen nach Hause.', 'D Chind gönd hei.'],
+      ['Sie nehmen den Zug.', 'Si nämed de Zug.'],
+      ['Gehen Sie bitte zur Kasse.', 'Gönd Si bitte zur Kasse.'],
+      ['Bitte geben Sie Ihre Postleitzahl ein.', 'Bitte gänd Si Ihri Postleitzahl ii.'],
+      ['Lassen Sie uns wissen, ob Sie kommen.', 'Lönd Si eus wüsse, öb Si chömed.'],
+    ])
+      expect(renderer.render(german, 'zurich')).toBe(zurich);
+  });
 });
 
 describe('compounds', () => {
@@ -434,7 +451,7 @@ describe('sollte as the Konjunktiv II', () => {
       expect(said, region).toContain(`${ihr} d`);
       expect(said, region).not.toMatch(/(?:händ|hei|hänn|hend|heit|hed|het|häsch|hesch)\b/u);
     }
-    expect(renderer.render('Sie sollten die Karte sofort sperren lassen.', 'zurich')).toBe('Si sötted d Charte sofort sperre lasse.');
+    expect(renderer.render('Sie sollten die Karte sofort sperren lassen.', 'zurich')).toBe('Si sötted d Charte sofort sperre laa.');
     expect(renderer.render('Sie sollten die Karte sofort sperren lassen.', 'bern')).toBe('Dir söttet d Charte sofort sperre la.');
     expect(renderer.render('Du solltest den Router kurz ausschalten.', 'zurich')).toBe('Du söttisch de Router churz usschalte.');
     expect(renderer.render('Du solltest den Router kurz ausschalten.', 'bern')).toBe('Du söttsch dr Router churz usschaute.');
