@@ -69,18 +69,21 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
   it('waits while another connection holds the number (the old one, alive on the database side), then takes it', async () => {
     const url = await freshDatabase();
     const admin = new pg.Pool({ connectionString: url });
-    const store = await PostgresStore.open(url, 300);
+    // The first try comes a second after the cut: time for the ghost to take the number first.
+    const store = await PostgresStore.open(url, 1000);
     const ghost = await admin.connect();
     try {
       const lock = store.limits['instance'];
       const number = await lock.number();
       await cutLock(admin, number);
-      await ghost.query('SELECT pg_advisory_lock($1, $2)', [INSTANCE_LOCK_NAMESPACE, number]);
-      // Three tries at least (300, 600 and 1200 ms after the cut) meet the ghost's lock.
+      const taken = await ghost.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [INSTANCE_LOCK_NAMESPACE, number]);
+      expect(taken.rows[0]?.taken).toBe(true);
+      // The try a second after the cut meets the ghost's lock.
       await new Promise((resolve) => setTimeout(resolve, 2200));
       expect(lock.held).toBe(false);
       expect(await holders(admin, number)).toHaveLength(1);
       await ghost.query('SELECT pg_advisory_unlock($1, $2)', [INSTANCE_LOCK_NAMESPACE, number]);
+      // The next try, three seconds after the cut.
       await eventuallyAsync(async () => lock.held && (await holders(admin, number)).length === 1, 8000, 'the lock to be held again');
     } finally {
       ghost.release();
