@@ -289,7 +289,7 @@ describe('present plural verbs', () => {
       ['Gehen Sie bitte zur Kasse.', 'Gönd Si bitte zur Kasse.'],
       ['Bitte geben Sie Ihre Postleitzahl ein.', 'Bitte gänd Si Ihri Postleitzahl ii.'],
       ['Lassen Sie uns wissen, ob Sie kommen.', 'Lönd Si eus wüsse, öb Si chömed.'],
-    ])
+    ] as const)
       expect(renderer.render(german, 'zurich')).toBe(zurich);
   });
 });
