@@ -51,6 +51,11 @@ export interface PostgresRun {
   log(): string;
   /** Stops the server at once (`kill -9` when `crash`) and removes the folder. */
   stop(crash?: boolean): Promise<void>;
+  /**
+   * Stops the server as a crash does (PostgreSQL's immediate shutdown: no checkpoint, the next
+   * start recovers and empties the unlogged tables) and starts it again on the same port.
+   */
+  crashAndRestart(): Promise<void>;
 }
 
 /** Runs a program of the cluster's bin folder as the cluster's owner; rejects with its output on failure. */
@@ -83,24 +88,30 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   const port = await freePort('127.0.0.1', 't1');
   const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
   if (!options.durable) args.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off');
-  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const launch = () => {
+    const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return { child, exited: new Promise<void>((resolve) => child.once('close', () => resolve())) };
+  };
+  let server = launch();
   const url = `postgres://sprachrohr@127.0.0.1:${port}/postgres`;
+  const halt = async (signal: NodeJS.Signals): Promise<void> => {
+    const { child, exited } = server;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  // SIGINT is PostgreSQL's fast shutdown: sessions are ended, nothing waits for clients.
   const stop = async (crash = false): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // SIGINT is PostgreSQL's fast shutdown: sessions are ended, nothing waits for clients.
-      child.kill(crash ? 'SIGKILL' : 'SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await halt(crash ? 'SIGKILL' : 'SIGINT');
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await acceptsConnections(url, () => child.exitCode !== null);
+    await acceptsConnections(url, () => server.child.exitCode !== null);
   } catch (error) {
     await stop();
     throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${output}`);
@@ -120,6 +131,12 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     },
     log: () => output,
     stop,
+    crashAndRestart: async () => {
+      // SIGQUIT is the immediate shutdown.
+      await halt('SIGQUIT');
+      server = launch();
+      await acceptsConnections(url, () => server.child.exitCode !== null);
+    },
   };
 }
 

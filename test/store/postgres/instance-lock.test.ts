@@ -4,7 +4,8 @@
  * database restart or a dropped network does), the instance takes the same number again; while
  * it was away another instance's sweep gave its slots and budget claims back, and once the lock
  * is held again the instance writes back what it still holds, no more (a slot released
- * meanwhile stays released). Also the sweep's lock order: a sweep and a statement that locks a
+ * meanwhile stays released), also after the database crashed and its recovery emptied the
+ * unlogged tables. Also the sweep's lock order: a sweep and a statement that locks a
  * count before a share wait for each other in turn, never in a circle.
  */
 import pg from 'pg';
@@ -129,6 +130,37 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
       await admin.end();
+    }
+  });
+
+  it('writes back the slots and budget claims still held after the database crashed and forgot them', async () => {
+    const url = await freshDatabase();
+    const store = await PostgresStore.open(url, 100);
+    try {
+      const name = 'calls:live:key_c';
+      const slot = { keyId: 'key_c', day: DAY, direction: 'stt' as const };
+      const releases = [await store.limits.takeSlot(name, 5), await store.limits.takeSlot(name, 5), await store.limits.takeSlot(name, 5)];
+      expect(releases).not.toContain(null);
+      expect(await store.budgetClaims.grow(slot, 100, 25)).toBe(25);
+      const number = await store.limits['instance'].number();
+      // The unlogged tables are empty after the recovery; the instance puts back what it holds.
+      await server!.crashAndRestart();
+      const admin = new pg.Pool({ connectionString: url });
+      try {
+        await eventuallyAsync(async () => (await store.limits.slotsTaken(name).catch(() => -1)) === 3, 15_000, 'the slots to be written back');
+        await eventuallyAsync(
+          async () => (await admin.query('SELECT seconds FROM budget_claims WHERE instance = $1', [number])).rows[0]?.seconds === 25,
+          15_000,
+          'the claim to be written back',
+        );
+        expect(await holders(admin, number)).toHaveLength(1);
+      } finally {
+        await admin.end();
+      }
+      releases[0]!();
+      await eventuallyAsync(async () => (await store.limits.slotsTaken(name)) === 2, 5000, 'a release after the write-back');
+    } finally {
+      await store.close();
     }
   });
 
