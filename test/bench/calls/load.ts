@@ -5,13 +5,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { PacingStats } from '../../../src/telephony/rtp/pacer.js';
 import { removeSippRuns, startSipp, type SippResult } from '../../helpers/sipp.js';
 import { callerCapture, type CallerSpeech } from './caller-speech.js';
 import { FRAME_MS, rank, sleep } from './common.js';
-import { pacerStats, waitForCallsEnded, type Gateway } from './gateway-process.js';
+import { waitForCallsEnded, type Gateway } from './gateway-process.js';
+import { MeasuringWindow } from './measuring-window.js';
 import { CallReceivers, windowErrors, type CallTrace } from './rtp-receiver.js';
 import type { CallsBenchSettings } from './settings.js';
 import { idleRssMb, rssMb, UsageSampler, type CpuFigures } from './usage.js';
@@ -114,28 +114,12 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
     const usage = new UsageSampler(gateway.pid);
     usage.start(500);
 
-    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-    let windowStart = Number.NaN;
-    let windowEnd = Number.NaN;
-    let pacer: PacingStats | null = null;
-    let windowDone: Promise<void> = Promise.resolve();
-    receivers.onAllStarted = () => {
-      windowStart = performance.now();
-      loopDelay.enable();
-      gateway.server.child.kill('SIGUSR2'); // starts the pacer's statistics afresh
-      void usage.sample();
-      windowDone = sleep(seconds * 1000).then(async () => {
-        windowEnd = performance.now();
-        loopDelay.disable();
-        await usage.sample();
-        pacer = await pacerStats(gateway);
-      });
-    };
+    const measuring = new MeasuringWindow(gateway, receivers, usage, seconds);
     const wireCapture = await startWireCapture(receivers.ports, receivers.capacity);
     const run = await sippCalls(gateway, receivers, capture, calls, rate, pauseMs);
     usage.sippPid = run.pid;
     const result = await run.result;
-    await windowDone;
+    await measuring.ended();
     const wireTraces = 'stop' in wireCapture ? await wireCapture.stop() : null;
     usage.stop();
     failedSipp(result, 'load');
@@ -145,9 +129,7 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
 
     const withAudio = receivers.traces.filter((trace) => trace.count > 0);
     if (withAudio.length === 0) throw new Error(`no RTP reached the receivers (SIPp: ${result.successful} successful, ${result.failed} failed)`);
-    // The window: all calls up, at most `seconds` long, ended before the first call's last packet.
-    const start = Number.isNaN(windowStart) ? Math.max(...withAudio.map((trace) => trace.firstAt)) : windowStart;
-    const end = Math.min(Number.isNaN(windowEnd) ? start + seconds * 1000 : windowEnd, ...withAudio.map((trace) => trace.lastAt));
+    const { start, end } = measuring.bounds(withAudio);
     const received = pacingIn(withAudio, start, end);
     const wire: WirePacing = wireTraces
       ? {
@@ -169,11 +151,8 @@ export async function loadRun(gateway: Gateway, speech: CallerSpeech, settings: 
       wire,
       sipp: { successful: result.successful, failed: result.failed, exitCode: result.exitCode },
       cpu,
-      receiverLoopDelayMs: {
-        p99: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : Number.NaN,
-        max: loopDelay.count > 0 ? loopDelay.max / 1e6 : Number.NaN,
-      },
-      pacer,
+      receiverLoopDelayMs: measuring.receiverLoopDelayMs(),
+      pacer: measuring.pacer,
       rssMb: { idle, loaded, after, perCall: (loaded - idle) / calls },
     };
   } finally {

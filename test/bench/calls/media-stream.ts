@@ -19,7 +19,6 @@ import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
 import { encodeMulaw } from '../../../src/audio/g711.js';
@@ -28,7 +27,8 @@ import { removeSippRuns, startSipp, type SippResult, type SippRun } from '../../
 import { pcmuPackets, rtpPcap } from '../../integration/sipp/make-pcap.js';
 import type { CallerSpeech } from './caller-speech.js';
 import { FRAME_MS, rank, sleep } from './common.js';
-import { pacerStats, waitForCallsEnded, type Gateway } from './gateway-process.js';
+import { waitForCallsEnded, type Gateway } from './gateway-process.js';
+import { MeasuringWindow } from './measuring-window.js';
 import { pacingIn, type Pacing, type WirePacing } from './load.js';
 import type { CapturedDatagram } from './pcap-reader.js';
 import { CallReceivers, type CallTrace } from './rtp-receiver.js';
@@ -323,31 +323,14 @@ export async function benchMediaStream(
     const botBefore = { ...bot.counts };
 
     usage.start(500);
-    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-    let firstPacketAt = Number.NaN;
-    let windowStart = Number.NaN;
-    let windowEnd = Number.NaN;
-    let pacer: PacingStats | null = null;
-    let windowDone: Promise<void> = Promise.resolve();
-    receivers.onAllStarted = () => {
-      windowStart = performance.now();
-      loopDelay.enable();
-      gateway.server.child.kill('SIGUSR2'); // starts the pacer's statistics afresh
-      void usage.sample();
-      windowDone = sleep(seconds * 1000).then(async () => {
-        windowEnd = performance.now();
-        loopDelay.disable();
-        await usage.sample();
-        pacer = await pacerStats(gateway);
-      });
-    };
+    const measuring = new MeasuringWindow(gateway, receivers, usage, seconds);
     const matcher = new EchoMatcher(receivers.ports, frames);
     wireCapture = await startWireCapture(receivers.ports, receivers.capacity, { fromPorts: true, onDatagram: matcher.add });
     run = await sippCalls(calls, rate, pauseMs, file);
     usage.sippPid = run.pid;
     const result = await run.result;
     run = null;
-    await windowDone;
+    await measuring.ended();
     const capturing = wireCapture;
     wireCapture = null;
     const wireTraces = 'stop' in capturing ? await capturing.stop() : null;
@@ -359,9 +342,8 @@ export async function benchMediaStream(
 
     const withAudio = receivers.traces.filter((trace) => trace.count > 0);
     if (withAudio.length === 0) throw new Error(`no RTP reached the receivers (SIPp: ${result.successful} successful, ${result.failed} failed)`);
-    firstPacketAt = Math.min(...withAudio.map((trace) => trace.firstAt));
-    const start = Number.isNaN(windowStart) ? Math.max(...withAudio.map((trace) => trace.firstAt)) : windowStart;
-    const end = Math.min(Number.isNaN(windowEnd) ? start + seconds * 1000 : windowEnd, ...withAudio.map((trace) => trace.lastAt));
+    const firstPacketAt = Math.min(...withAudio.map((trace) => trace.firstAt));
+    const { start, end } = measuring.bounds(withAudio);
     const unavailable = 'unavailable' in capturing ? capturing.unavailable : 'no capture';
     const { cpu, rssMb: loaded } = usage.window(start, end);
     const inWindow = (at: number) => at >= start && at <= end;
@@ -393,11 +375,8 @@ export async function benchMediaStream(
       botFailures,
       sipp: { successful: result.successful, failed: result.failed, exitCode: result.exitCode },
       cpu,
-      receiverLoopDelayMs: {
-        p99: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : Number.NaN,
-        max: loopDelay.count > 0 ? loopDelay.max / 1e6 : Number.NaN,
-      },
-      pacer,
+      receiverLoopDelayMs: measuring.receiverLoopDelayMs(),
+      pacer: measuring.pacer,
       rssMb: { idle, loaded, after, perCall: (loaded - idle) / calls },
     };
   } finally {
