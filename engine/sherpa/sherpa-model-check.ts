@@ -31,22 +31,23 @@ const WHISPER_ENCODER_METADATA = [
   'sot_sequence',
 ];
 
+/** What a Zipformer2 encoder must say about itself, streaming transducer or CTC. */
+const ZIPFORMER2_METADATA: readonly string[] = [
+  'encoder_dims',
+  'query_head_dims',
+  'value_head_dims',
+  'num_heads',
+  'num_encoder_layers',
+  'cnn_module_kernels',
+  'left_context_len',
+  'T',
+  'decode_chunk_len',
+];
+
 /** Metadata keys sherpa-onnx reads without a default, per model type and file role. */
 const REQUIRED_METADATA: Partial<Record<SherpaModelType, Readonly<Record<string, readonly string[]>>>> = {
   transducer: { encoder: ['model_type'], decoder: ['vocab_size', 'context_size'] },
-  'zipformer2-ctc': {
-    model: [
-      'encoder_dims',
-      'query_head_dims',
-      'value_head_dims',
-      'num_heads',
-      'num_encoder_layers',
-      'cnn_module_kernels',
-      'left_context_len',
-      'T',
-      'decode_chunk_len',
-    ],
-  },
+  'zipformer2-ctc': { model: ZIPFORMER2_METADATA },
   'nemo-ctc': { model: ['vocab_size', 'subsampling_factor'] },
   whisper: { encoder: WHISPER_ENCODER_METADATA },
   'language-id': { encoder: WHISPER_ENCODER_METADATA },
@@ -70,17 +71,7 @@ const TRANSDUCER_ENCODER_METADATA: Readonly<Record<string, readonly string[]>> =
   ],
   lstm: ['num_encoder_layers', 'T', 'decode_chunk_len', 'rnn_hidden_size', 'd_model'],
   zipformer: ['encoder_dims', 'attention_dims', 'num_encoder_layers', 'cnn_module_kernels', 'left_context_len', 'T', 'decode_chunk_len'],
-  zipformer2: [
-    'encoder_dims',
-    'query_head_dims',
-    'value_head_dims',
-    'num_heads',
-    'num_encoder_layers',
-    'cnn_module_kernels',
-    'left_context_len',
-    'T',
-    'decode_chunk_len',
-  ],
+  zipformer2: ZIPFORMER2_METADATA,
 };
 /** Encoder kinds sherpa-onnx's streaming transducer runs. */
 const TRANSDUCER_ENCODERS = Object.keys(TRANSDUCER_ENCODER_METADATA);
