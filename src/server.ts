@@ -209,18 +209,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     secretOf: accountSecret,
     logger: logger.child({ part: 'call-status' }),
   });
+  const callMeter = new CallMeter({
+    accounts: store.accounts,
+    entitlements: store.entitlements,
+    usage: store.usage,
+    rates: config.creditRates,
+    onNotices: (due) => services.notices.notify(due),
+  });
   try {
     telephony = config.telephony.enabled
       ? await TelephonyService.start(config.telephony, engines, logger.child({ part: 'sip' }), {
           recordings: services.recordings,
           webhookSecret: config.recordings.secret,
-          metering: new CallMeter({
-            accounts: store.accounts,
-            entitlements: store.entitlements,
-            usage: store.usage,
-            rates: config.creditRates,
-            onNotices: (due) => services.notices.notify(due),
-          }),
+          metering: callMeter,
           outbound: { status: callStatus, checkUrl: orderUrlCheck(callbackAllow), accountSecret, counters: store.limits },
           observer: services.metrics,
         })
@@ -283,6 +284,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           // After the calls (which save recordings) and before the recognisers and the store it uses.
           await services.recordings.close();
           await services.jobs.runner.stop();
+          // The ledger writes still being tried (the store failed them) get their time before
+          // the store closes, and their credit notices before the mailer does.
+          await Promise.all([services.meter.settled(), callMeter.settled()]);
           await services.notices.close();
           services.metrics.close();
           await engines.close();

@@ -8,7 +8,7 @@
 import { capOf } from '../entitlements/draw-plan.js';
 import type { AccountRepository, CreditRates, EntitlementNotice, EntitlementRepository, Environment, UsageRepository } from '../store/store.js';
 import { DEFAULT_ACCOUNT_ID } from '../store/store.js';
-import { LEDGER_RETRY_PAUSES_MS, recordPatiently } from './patient-ledger.js';
+import { LEDGER_RETRY_PAUSES_MS, PendingLedgerWrites, recordPatiently } from './patient-ledger.js';
 
 /** What a call has used so far. */
 export interface CallUse {
@@ -66,10 +66,17 @@ export interface CallMeterOptions {
 export class CallMeter implements CallMetering {
   private readonly now: () => Date;
   private readonly retryPausesMs: readonly number[];
+  /** Ledger writes under way, waited for before the store closes. */
+  private readonly pending = new PendingLedgerWrites();
 
   constructor(private readonly options: CallMeterOptions) {
     this.now = options.now ?? (() => new Date());
     this.retryPausesMs = options.retryPausesMs ?? LEDGER_RETRY_PAUSES_MS;
+  }
+
+  /** Resolves once the calls' ledger writes under way have landed or given up: the server waits for it before it closes the store. */
+  async settled(): Promise<void> {
+    await this.pending.settled();
   }
 
   async open(call: MeteredCall): Promise<CallAllowance> {
@@ -88,20 +95,22 @@ export class CallMeter implements CallMetering {
           ['stt', use.sttSeconds],
         ] as const) {
           if (seconds <= 0) continue;
-          const outcome = await recordPatiently(
-            this.options.usage,
-            {
-              requestId: `call_${call.callId}_${direction}`,
-              accountId: account,
-              keyId: call.orderedBy?.keyId ?? `phone:${call.routeNumber}`,
-              environment,
-              direction,
-              mode: 'realtime',
-              recordedAt: this.now().toISOString(),
-              audioSeconds: Math.round(seconds * 1000) / 1000,
-            },
-            this.options.rates,
-            this.retryPausesMs,
+          const outcome = await this.pending.track(
+            recordPatiently(
+              this.options.usage,
+              {
+                requestId: `call_${call.callId}_${direction}`,
+                accountId: account,
+                keyId: call.orderedBy?.keyId ?? `phone:${call.routeNumber}`,
+                environment,
+                direction,
+                mode: 'realtime',
+                recordedAt: this.now().toISOString(),
+                audioSeconds: Math.round(seconds * 1000) / 1000,
+              },
+              this.options.rates,
+              this.retryPausesMs,
+            ),
           );
           if (outcome.notices.length > 0) this.options.onNotices?.(outcome.notices);
         }

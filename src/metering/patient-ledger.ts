@@ -10,6 +10,28 @@ import type { CreditRates, LedgerEntry, RecordOutcome, UsageRepository } from '.
 export const LEDGER_RETRY_PAUSES_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000];
 
 /**
+ * The ledger writes of one meter still under way, so that the server can wait for them before
+ * it closes the store: closed under a write that is retrying, the store would fail each later
+ * try at once, and the entry would be lost.
+ */
+export class PendingLedgerWrites {
+  private readonly writes = new Set<Promise<unknown>>();
+
+  /** Keeps `write` until it settles; answers it. */
+  track<T>(write: Promise<T>): Promise<T> {
+    this.writes.add(write);
+    const forget = (): void => void this.writes.delete(write);
+    write.then(forget, forget);
+    return write;
+  }
+
+  /** Resolves once every write under way now has succeeded or given up (about half a minute at most). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+}
+
+/**
  * Writes `entry`, trying again after each of `pausesMs` while the store fails.
  * @throws the last failure, once every pause is spent
  */

@@ -6,7 +6,7 @@ import type { UsageWindow } from '../usage/usage-window.js';
 import type { BudgetClaims, BudgetSlot } from '../store/budget-claims.js';
 import { BudgetLease, type LeaseOwner } from './budget-lease.js';
 import { CLAIM_CHUNK_SECONDS, InstanceClaims, type ClaimTiming } from './instance-claims.js';
-import { LEDGER_RETRY_PAUSES_MS, recordPatiently } from './patient-ledger.js';
+import { LEDGER_RETRY_PAUSES_MS, PendingLedgerWrites, recordPatiently } from './patient-ledger.js';
 
 /** Daily audio budgets per key, in audio seconds. */
 export interface DailyBudgets {
@@ -75,6 +75,8 @@ export class UsageMeter implements LeaseOwner {
   private readonly slots = new Map<BudgetLease, BudgetSlot>();
   private readonly usage: UsageRepository;
   private readonly entitlements: EntitlementRepository;
+  /** Ledger writes under way, waited for before the store closes. */
+  private readonly pending = new PendingLedgerWrites();
   private readonly budgets: DailyBudgets;
   private readonly now: () => Date;
 
@@ -154,6 +156,11 @@ export class UsageMeter implements LeaseOwner {
     this.rechecks.set(lease, timer);
   }
 
+  /** Resolves once the ledger writes under way have landed or given up: the server waits for it before it closes the store. */
+  async settled(): Promise<void> {
+    await this.pending.settled();
+  }
+
   /** {@inheritDoc LeaseOwner.heldByOthers} */
   heldByOthers(lease: BudgetLease): number {
     let held = 0;
@@ -230,20 +237,22 @@ export class UsageMeter implements LeaseOwner {
 
   /** Writes one finished piece of work to the ledger, to the millisecond of audio; `patient`: tried again while the store fails. */
   private async record(principal: Principal, requestId: string, kind: UsageKind, audioSeconds: number, patient: boolean): Promise<void> {
-    const outcome = await recordPatiently(
-      this.usage,
-      {
-        requestId,
-        accountId: principal.accountId,
-        keyId: principal.keyId,
-        environment: principal.environment,
-        recordedAt: this.now().toISOString(),
-        direction: kind.direction,
-        mode: kind.mode,
-        audioSeconds: Math.round(audioSeconds * 1000) / 1000,
-      },
-      this.options.rates,
-      patient ? (this.options.retryPausesMs ?? LEDGER_RETRY_PAUSES_MS) : [],
+    const outcome = await this.pending.track(
+      recordPatiently(
+        this.usage,
+        {
+          requestId,
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          environment: principal.environment,
+          recordedAt: this.now().toISOString(),
+          direction: kind.direction,
+          mode: kind.mode,
+          audioSeconds: Math.round(audioSeconds * 1000) / 1000,
+        },
+        this.options.rates,
+        patient ? (this.options.retryPausesMs ?? LEDGER_RETRY_PAUSES_MS) : [],
+      ),
     );
     if (outcome.notices.length > 0) this.options.onNotices?.(outcome.notices);
   }

@@ -190,8 +190,8 @@ describe.skipIf(missing)('daily budgets shared by instances', () => {
   }, 30_000);
 });
 
-/** Pauses of the patient ledger writes in these tests: about 1.6 s in all. */
-const SHORT_PAUSES = [100, 100, 200, 400, 800];
+/** Pauses of the patient ledger writes in these tests: about 3.2 s in all. */
+const SHORT_PAUSES = [100, 100, 200, 400, 800, 1600];
 
 /**
  * A store on a fresh database whose connections give up waiting for a lock after 200 ms (a
@@ -257,7 +257,7 @@ describe.skipIf(missing)('a call ledger write while the database holds it up', (
 });
 
 describe.skipIf(missing)('a realtime session ledger write while the database holds it up', () => {
-  it('is tried again until it gets through, and counted once; a batch request gets the failure', async () => {
+  it('is tried again until it gets through, and counted once, and waited for; a batch request gets the failure', async () => {
     const { store, holdLedger, ledger, close } = await heldUpLedger();
     try {
       const meter = new UsageMeter({
@@ -272,12 +272,19 @@ describe.skipIf(missing)('a realtime session ledger write while the database hol
       const request = await meter.lease(KEY, 'tts', 'tts', 'req_held_up');
       request.drawTo(3);
       let closing: Promise<void> = Promise.resolve();
+      let settled = false;
       await holdLedger(async () => {
         closing = session.commit({ mode: 'realtime' });
         await expect(request.commit({ mode: 'batch' })).rejects.toThrow(/lock timeout/);
+        // What the server waits for before it closes the store: the write still being tried,
+        // which cannot land while the ledger is held.
+        void meter.settled().then(() => (settled = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(settled).toBe(false);
       });
-      await closing;
+      await meter.settled();
       expect(await ledger()).toEqual([{ request_id: 'sess_held_up', audio_seconds: 42, mode: 'realtime' }]);
+      await closing;
       expect((await store.usage.dayTotals(KEY.keyId, DAY, 'stt')).audioSeconds).toBe(42);
     } finally {
       await close();
