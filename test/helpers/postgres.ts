@@ -140,6 +140,18 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   };
 }
 
+/**
+ * A pool for a test's own queries on `url`. Each of its connections ignores errors: the
+ * server's shutdown at the end of a file ends the connections still closing (the pool's `end`
+ * resolves before they have), and an error event nobody hears would fail the run.
+ */
+export function testPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url });
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 /** Waits (up to 20 s) until a connection to `url` succeeds. */
 async function acceptsConnections(url: string, exited: () => boolean): Promise<void> {
   const deadline = Date.now() + 20_000;

@@ -7,13 +7,12 @@
  * (a phone call, a realtime session, a job): tried again, counted once; a batch request still
  * waiting for its answer gets the failure instead.
  */
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/auth/authenticate.js';
 import { CallMeter } from '../../../src/metering/call-meter.js';
 import { UsageMeter } from '../../../src/metering/usage-meter.js';
 import { PostgresStore } from '../../../src/store/postgres-store.js';
-import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+import { postgresMissing, startPostgres, type PostgresRun, testPool } from '../../helpers/postgres.js';
 
 const missing = postgresMissing();
 if (missing) console.warn(`PostgreSQL budget claim tests skipped: ${missing}`);
@@ -200,7 +199,7 @@ const SHORT_PAUSES = [100, 100, 200, 400, 800, 1600];
  */
 async function heldUpLedger() {
   const url = await freshDatabase();
-  const admin = new pg.Pool({ connectionString: url });
+  const admin = testPool(url);
   await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
   const store = await PostgresStore.open(url);
   const blocker = await admin.connect();

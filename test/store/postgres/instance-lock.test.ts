@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { INSTANCE_LOCK_NAMESPACE } from '../../../src/store/postgres-instance-lock.js';
 import { PostgresStore } from '../../../src/store/postgres-store.js';
 import { eventuallyAsync } from '../../helpers/eventually.js';
-import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+import { postgresMissing, startPostgres, type PostgresRun, testPool } from '../../helpers/postgres.js';
 
 const missing = postgresMissing();
 if (missing) console.warn(`PostgreSQL instance lock tests skipped: ${missing}`);
@@ -53,7 +53,7 @@ const DAY = new Date().toISOString().slice(0, 10);
 describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
   it('is taken again under the same number when its connection is cut', async () => {
     const url = await freshDatabase();
-    const admin = new pg.Pool({ connectionString: url });
+    const admin = testPool(url);
     const store = await PostgresStore.open(url, 100);
     try {
       const number = await store.limits['instance'].number();
@@ -69,7 +69,7 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
 
   it('waits while another connection holds the number (the old one, alive on the database side), then takes it', async () => {
     const url = await freshDatabase();
-    const admin = new pg.Pool({ connectionString: url });
+    const admin = testPool(url);
     // The first try comes a second after the cut: time for the ghost to take the number first.
     const store = await PostgresStore.open(url, 1000);
     const ghost = await admin.connect();
@@ -95,7 +95,7 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
 
   it('writes back the slots and budget claims still held, after a sweep elsewhere gave them back', async () => {
     const url = await freshDatabase();
-    const admin = new pg.Pool({ connectionString: url });
+    const admin = testPool(url);
     // A waits 1.5 s before it tries to take its lock again: time for B's sweep in between.
     const [a, b] = await Promise.all([PostgresStore.open(url, 1500), PostgresStore.open(url)]);
     try {
@@ -145,7 +145,7 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
       const number = await store.limits['instance'].number();
       // The unlogged tables are empty after the recovery; the instance puts back what it holds.
       await server!.crashAndRestart();
-      const admin = new pg.Pool({ connectionString: url });
+      const admin = testPool(url);
       try {
         await eventuallyAsync(async () => (await store.limits.slotsTaken(name).catch(() => -1)) === 3, 15_000, 'the slots to be written back');
         await eventuallyAsync(
@@ -166,7 +166,7 @@ describe.skipIf(missing)("an instance's lock in PostgreSQL", () => {
 
   it('sweeps while a release holds the count and waits for the share, without a deadlock', async () => {
     const url = await freshDatabase();
-    const admin = new pg.Pool({ connectionString: url });
+    const admin = testPool(url);
     const store = await PostgresStore.open(url);
     const release = await admin.connect();
     try {

@@ -5,10 +5,9 @@
  * and putting back only the jobs of an instance that is gone.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { POSTGRES_MIGRATIONS, migratePostgres } from '../../../src/store/postgres-migrations.js';
 import { PostgresStore, redactUrl } from '../../../src/store/postgres-store.js';
-import { postgresMissing, startPostgres, type PostgresRun } from '../../helpers/postgres.js';
+import { postgresMissing, startPostgres, type PostgresRun, testPool } from '../../helpers/postgres.js';
 import { describeStoreConformance, job } from '../store-conformance.js';
 
 const missing = postgresMissing();
@@ -51,7 +50,7 @@ describe.skipIf(missing)('the PostgreSQL store', () => {
     });
 
     it('refuses a database whose schema is newer than this release knows', async () => {
-      const pool = new pg.Pool({ connectionString: url });
+      const pool = testPool(url);
       try {
         await migratePostgres(pool);
         await pool.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from a newer release', '2027-01-01T00:00:00.000Z')`);
@@ -151,7 +150,7 @@ describe.skipIf(missing)('the PostgreSQL store', () => {
 
     it('sends a release that failed again at the next sweep', async () => {
       // The store's connections give up waiting for a lock after 200 ms (a setting of the database).
-      const pool = new pg.Pool({ connectionString: url });
+      const pool = testPool(url);
       await pool.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '200ms'`);
       const store = await PostgresStore.open(url);
       const blocker = await pool.connect();
