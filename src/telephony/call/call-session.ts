@@ -255,10 +255,10 @@ export class CallSession extends EventEmitter<CallSessionEvents> {
     };
   }
 
-  /** Speaks a prompt, stopped where it is if `stop` aborts; meters it and reports the turn's latency and a barge-in. */
   /**
-   * Speaks a prompt to the caller; `stop` ends it where it is, and so does `callSignal` (the
-   * steps' signal unless given), which also stops waiting for its playout.
+   * Speaks a prompt to the caller; meters it and reports the turn's latency and a barge-in.
+   * `stop` ends it where it is, and so does `callSignal` (the steps' signal unless given), which
+   * also stops waiting for its playout.
    */
   private async say(
     prompt: Parameters<StepContext['say']>[0],
